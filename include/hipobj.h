@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hipobj.h - the public API of hipObject.
+ *
+ * hipObject moves the payload of an S3 object between an S3 server and a
+ * buffer in GPU or host memory with one-sided RDMA. The application keeps its
+ * S3 conversation: it carries the token that hipObject mints in the
+ * x-amz-rdma-token request header and hands the x-amz-rdma-reply response
+ * header back. docs/protocol.md specifies what travels on the wire.
+ *
+ * Thread-safety classes used below:
+ *   MT-Safe     may be called from any number of threads at once.
+ *   Init-Serial hipObjInit() and hipObjShutdown() serialise with each other;
+ *               other calls running meanwhile keep the instance they found.
+ *   Pure        touches no library state; needs no hipObjInit().
+ *
+ * Callbacks (hipObjOps_t) run on the thread that called hipObjGet() or
+ * hipObjPut(), with no library lock held. They may call any function of this
+ * header; a callback that starts another transfer on the same thread gets
+ * hipObjBusy rather than waiting for a connection its own caller holds.
+ *
+ * This header compiles as C11 and C++11.
+ */
+#ifndef HIPOBJ_H
+#define HIPOBJ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#if defined(__GNUC__)
+#define HIPOBJ_API __attribute__((visibility("default")))
+#else
+#define HIPOBJ_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HIPOBJ_VERSION_MAJOR 0
+#define HIPOBJ_VERSION_MINOR 1
+#define HIPOBJ_VERSION_PATCH 0
+
+/* Operation errors. The values are ABI: new codes are appended. */
+typedef enum {
+  hipObjSuccess = 0,
+  hipObjInvalidValue = 1,        /* a bad argument */
+  hipObjNotInitialized = 2,      /* no instance, or it was shut down */
+  hipObjAlreadyInitialized = 3,  /* hipObjInit() with an instance up */
+  hipObjRdmaError = 4,           /* verbs failure, error completion, timeout */
+  hipObjS3Error = 5,             /* callback failed, reply not success (501!) */
+  hipObjBufNotRegistered = 6,    /* no buffer registered at that address */
+  hipObjBufAlreadyRegistered = 7,
+  hipObjNicNotFound = 8,         /* no usable RDMA device */
+  hipObjDmabufNotSupported = 9,  /* GPU memory cannot be registered */
+  hipObjSizeTooLarge = 10,       /* above 4 GiB, or above the map's capacity */
+  hipObjInternalError = 11,      /* out of memory, or a library defect */
+  hipObjNotSupported = 12,       /* memory type or operation not supported */
+  hipObjBusy = 13                /* in use: try again later */
+} hipObjOpError_t;
+
+/* An operation error, and the GPU runtime's own error number behind it (a
+ * hipError_t or CUresult value), or 0. */
+typedef struct {
+  hipObjOpError_t opError;
+  int hipError;
+} hipObjError_t;
+
+/* Unused by the library; kept for API compatibility. */
+typedef void *hipObjHandle_t;
+
+/*
+ * The application's side of the S3 conversation.
+ *
+ * sendRequest(ctx, token, tokenLen): send the S3 request with `token` (88 hex
+ *   digits, tokenLen 88, NUL-terminated) in the x-amz-rdma-token header. It
+ *   may return as soon as the response headers have arrived; the response
+ *   body of an RDMA request is empty. Return 0 on success.
+ * recvReply(ctx, reply, replyLen): copy the x-amz-rdma-reply header value into
+ *   `reply`; *replyLen is the buffer's size (512) on entry and the number of
+ *   bytes written on return. A response without the header is a failure:
+ *   return non-zero. Return 0 on success.
+ */
+typedef struct {
+  int (*sendRequest)(void *ctx, const char *token, size_t tokenLen);
+  int (*recvReply)(void *ctx, char *reply, size_t *replyLen);
+} hipObjOps_t;
+
+typedef struct {
+  const char *endpoint;  /* unused by the library; for the application */
+  const char *region;    /* unused by the library */
+  const char *accessKey; /* unused by the library */
+  const char *secretKey; /* unused by the library */
+  uint32_t flags;        /* reserved, must be 0 */
+  int gpuDevice;         /* GPU ordinal, or -1 for the current device */
+  const char *nicHint;   /* comma-separated RDMA device names, or NULL */
+} hipObjConfig_t;
+
+#define HIPOBJ_RDMA_OP_PUT 0 /* server RDMA READs the buffer */
+#define HIPOBJ_RDMA_OP_GET 1 /* server RDMA WRITEs the buffer */
+#define HIPOBJ_SYNC_TO_HOST 0   /* device -> staging, before a PUT */
+#define HIPOBJ_SYNC_TO_DEVICE 1 /* staging -> device, after a GET */
+#define HIPOBJ_RDMA_REPLY_NOT_IMPLEMENTED 501
+#define HIPOBJ_TOKEN_LEN 88        /* hex digits in a token */
+#define HIPOBJ_REPLY_BUF_LEN 512   /* the buffer recvReply gets */
+#define HIPOBJ_MAX_BUFFER_SIZE ((uint64_t)4 << 30)
+#define HIPOBJ_MAX_BUFFERS 256
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+/*
+ * hipObjInit: choose the GPU and the NIC closest to it, open the NIC, build
+ * the connection pool (HIPOBJ_MAX_TRANSFERS connections). A host with no GPU
+ * needs config->nicHint.
+ * Errors: InvalidValue (NULL config, flags != 0, gpuDevice < -1),
+ *   AlreadyInitialized, NicNotFound (no GPU and no hint, no matching active
+ *   NIC, libibverbs missing), RdmaError (a verbs call failed), InternalError.
+ * Thread safety: Init-Serial.
+ */
+HIPOBJ_API hipObjError_t hipObjInit(const hipObjConfig_t *config);
+
+/*
+ * hipObjShutdown: unpublish the instance. Transfers waiting for a connection
+ * fail with NotInitialized; calls in progress finish on the old instance,
+ * which is released when the last of them returns. Registered buffers are
+ * deregistered then.
+ * Errors: NotInitialized. Thread safety: Init-Serial.
+ */
+HIPOBJ_API hipObjError_t hipObjShutdown(void);
+
+/* ---- buffers ------------------------------------------------------------ */
+
+/*
+ * hipObjBufRegister: register [devPtr, devPtr+size) for transfers. Device
+ * memory is registered GPU-direct (dma-buf, then plain), or else through a
+ * pinned host staging buffer (one warning on stderr; HIPOBJ_REQUIRE_GPU_DIRECT
+ * makes that a failure). Host memory is registered as by
+ * hipObjBufRegisterHost(). The memory must stay valid until deregistered.
+ * Errors: NotInitialized, InvalidValue (NULL, size 0, range not within one
+ *   allocation), SizeTooLarge (size > 4 GiB, or 256 buffers registered),
+ *   BufAlreadyRegistered, NotSupported (managed memory), DmabufNotSupported
+ *   (GPU-direct required and impossible), RdmaError, InternalError.
+ * Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjBufRegister(void *devPtr, size_t size);
+
+/*
+ * hipObjBufRegisterHost: register host memory (pageable or pinned).
+ * Errors: as hipObjBufRegister(). Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjBufRegisterHost(void *hostPtr, size_t size);
+
+/*
+ * hipObjBufDeregister: release a registration, by the address it was
+ * registered at.
+ * Errors: NotInitialized, InvalidValue (NULL), BufNotRegistered, Busy (a
+ *   transfer or an abandoned staging copy still uses it).
+ * Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjBufDeregister(void *devPtr);
+
+/*
+ * hipObjBufSync: for a staged buffer, copy [offset, offset+size) between the
+ * device and the staging buffer (direction HIPOBJ_SYNC_TO_HOST before a PUT,
+ * HIPOBJ_SYNC_TO_DEVICE after a GET), waiting up to HIPOBJ_STAGE_TIMEOUT_MS.
+ * Does nothing, successfully, for a buffer that is not staged.
+ * Errors: NotInitialized, InvalidValue (NULL, bad direction, negative offset,
+ *   range outside the buffer), BufNotRegistered, Busy (an abandoned copy of
+ *   this buffer still runs), RdmaError (the copy timed out: it is abandoned),
+ *   InternalError (the copy failed; hipError has the runtime's code).
+ * Thread safety: MT-Safe; syncs of overlapping ranges race like memcpy.
+ */
+HIPOBJ_API hipObjError_t hipObjBufSync(void *devPtr, size_t size,
+                                       off_t offset, int direction);
+
+/* ---- transfers through callbacks -------------------------------------- */
+
+/*
+ * hipObjGet: the server RDMA WRITEs `size` bytes of the object into the
+ * registered buffer `devPtr` at byte `offset` of the buffer. Sequence:
+ * lease a connection, sendRequest(token), recvReply(reply), connect to the
+ * server's QP named in the reply, exchange the ready and final messages of
+ * docs/protocol.md, (staged buffers) copy to the device.
+ * Success means the server reported all `size` bytes written.
+ * size 0 is InvalidValue.
+ * Errors: NotInitialized, InvalidValue (NULL ops or callbacks, size 0,
+ *   negative offset, range outside the buffer), BufNotRegistered, Busy
+ *   (called from a callback of a transfer on this thread while the pool is
+ *   empty, or an abandoned copy of the buffer runs), S3Error (a callback
+ *   failed, or the reply was not success: 501 means the server declined RDMA
+ *   and the application should fall back to plain HTTP), RdmaError (verbs
+ *   failure, error completion, protocol violation, transfer timeout).
+ * Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjGet(hipObjHandle_t handle, void *devPtr,
+                                   size_t size, off_t offset,
+                                   const hipObjOps_t *ops, void *ctx);
+
+/* hipObjPut: as hipObjGet(), but the server RDMA READs the buffer. */
+HIPOBJ_API hipObjError_t hipObjPut(hipObjHandle_t handle, const void *devPtr,
+                                   size_t size, off_t offset,
+                                   const hipObjOps_t *ops, void *ctx);
+
+/* ---- transfers the application drives --------------------------------- */
+
+/*
+ * hipObjGetRdmaToken: begin a transfer of the first `size` bytes of the
+ * registered buffer `devPtr` and return its token (88 hex digits,
+ * NUL-terminated) in *outToken. The token holds a leased connection until it
+ * is passed to hipObjCompleteRdmaTransfer() and then to hipObjPutRdmaToken().
+ * `op` is HIPOBJ_RDMA_OP_GET or HIPOBJ_RDMA_OP_PUT. For a staged buffer, call
+ * hipObjBufSync(HIPOBJ_SYNC_TO_HOST) before a PUT.
+ * Errors: NotInitialized, InvalidValue, BufNotRegistered, Busy (pool empty:
+ *   this call never waits, or an abandoned copy runs), RdmaError,
+ *   InternalError.
+ * Thread safety: MT-Safe; tokens may be used from any thread, one at a time.
+ */
+HIPOBJ_API hipObjError_t hipObjGetRdmaToken(const void *devPtr, size_t size,
+                                            int op, char **outToken);
+
+/*
+ * hipObjCompleteRdmaTransfer: finish the transfer `token` began, given the
+ * server's x-amz-rdma-reply value: connect, send ready, wait for the final
+ * message (HIPOBJ_TRANSFER_TIMEOUT_MS). For a staged buffer, call
+ * hipObjBufSync(HIPOBJ_SYNC_TO_DEVICE) after a GET. A token completes once.
+ * Errors: InvalidValue (not a live token from hipObjGetRdmaToken, NULL
+ *   reply), S3Error (reply not success: 501 means declined), RdmaError,
+ *   Busy (already completing on another thread).
+ * Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjCompleteRdmaTransfer(const char *token,
+                                                    const char *reply,
+                                                    size_t replyLen);
+
+/*
+ * hipObjPutRdmaToken: release a token and, if its transfer was not completed,
+ * abandon the transfer (its connection is reset).
+ * Errors: InvalidValue (NULL, or not a live token). Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjPutRdmaToken(char *token);
+
+/* ---- pure helpers ------------------------------------------------------- */
+
+/*
+ * hipObjParseRdmaReply: parse an x-amz-rdma-reply value strictly (grammar in
+ * docs/protocol.md) and write its HTTP-style status (ok is 200) to *httpCode.
+ * `err` parses and yields 500. *httpCode is written only on success.
+ * Errors: InvalidValue (NULL arguments or a malformed reply). Thread: Pure.
+ */
+HIPOBJ_API hipObjError_t hipObjParseRdmaReply(const char *reply,
+                                              size_t replyLen, int *httpCode);
+
+/*
+ * hipObjTokenClientNic: write the dotted IPv4 address of the token's GID to
+ * nicIp when the GID is IPv4-mapped, else the empty string (a success).
+ * nicIpLen of 16 always suffices. Errors: InvalidValue (NULL, malformed token,
+ * buffer too small). Thread safety: Pure.
+ */
+HIPOBJ_API hipObjError_t hipObjTokenClientNic(const char *token, char *nicIp,
+                                              size_t nicIpLen);
+
+/* hipObjGetErrorString: a constant string; never NULL. Thread: Pure. */
+HIPOBJ_API const char *hipObjGetErrorString(hipObjOpError_t err);
+
+/* hipObjGetVersionString: a constant "major.minor.patch". Thread: Pure. */
+HIPOBJ_API const char *hipObjGetVersionString(void);
+
+/* hipObjGetVersion: any argument may be NULL. Always succeeds. Thread: Pure. */
+HIPOBJ_API hipObjError_t hipObjGetVersion(unsigned *major, unsigned *minor,
+                                          unsigned *patch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HIPOBJ_H */

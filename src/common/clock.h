@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef HO_COMMON_CLOCK_H
+#define HO_COMMON_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* Monotonic time in nanoseconds. */
+static inline uint64_t ho_now_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Sleep briefly between polls that found nothing: spin first, then yield,
+ * then back off up to max_us, so short waits are not rounded up to a tick. */
+void ho_backoff(unsigned *round, unsigned max_us);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Settings read once from the environment, in hipObjInit(). An invalid value
+ * keeps the default and prints one warning naming the variable. */
+#ifndef HO_OPTIONS_H
+#define HO_OPTIONS_H
+
+#include <stdbool.h>
+
+struct ho_options {
+  unsigned max_transfers;       /* HIPOBJ_MAX_TRANSFERS: 16, 1..1024 */
+  unsigned stage_timeout_ms;    /* HIPOBJ_STAGE_TIMEOUT_MS: 30000, 1..86400000 */
+  unsigned transfer_timeout_ms; /* HIPOBJ_TRANSFER_TIMEOUT_MS: 5000, 1..86400000 */
+  bool dmabuf;                  /* HIPOBJ_DMABUF: on; 0/n/N... turn it off */
+  bool require_gpu_direct;      /* HIPOBJ_REQUIRE_GPU_DIRECT: off; any value
+                                   not starting 0/n/N turns it on */
+  bool rdma_debug;              /* HIPOBJ_RDMA_DEBUG: any value not starting 0 */
+  char gpu_runtime[8];          /* HIPOBJ_GPU_RUNTIME: auto|hip|cuda|none */
+};
+
+/* A source of variables: getenv, or a table in tests. */
+typedef const char *(*ho_getenv_fn)(const char *name, void *ctx);
+
+void ho_options_defaults(struct ho_options *o);
+void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx);
+void ho_options_from_env(struct ho_options *o);
+
+#endif

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The messages of the D3 protocol (docs/protocol.md), sent as RC SENDs on
+ * the connection the reply set up:
+ *   ready  client -> server, after the client's QP reached RTS
+ *   final  server -> client, after the payload moved (or did not)
+ * Each is HO_MSG_SIZE bytes, little-endian, field by field. */
+#ifndef HO_RDMA_PROTOCOL_H
+#define HO_RDMA_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HO_MSG_SIZE 32
+#define HO_PROTO_VERSION 1
+
+enum ho_msg_type { HO_MSG_READY = 1, HO_MSG_FINAL = 2 };
+
+/* Outcome in a final message. */
+enum ho_final_status {
+  HO_FINAL_OK = 0,          /* all bytes moved (and, for a PUT, committed) */
+  HO_FINAL_BAD_COOKIE = 1,  /* ready carried the wrong cookie: nothing moved */
+  HO_FINAL_RDMA_ERROR = 2,  /* the server's RDMA failed */
+  HO_FINAL_STORE_ERROR = 3, /* the server could not read or commit the data */
+  HO_FINAL_BAD_REQUEST = 4  /* the ready message was malformed */
+};
+
+struct ho_msg {
+  uint8_t type;     /* enum ho_msg_type */
+  uint8_t version;  /* HO_PROTO_VERSION */
+  uint16_t status;  /* final: enum ho_final_status; ready: 0 */
+  uint64_t cookie;  /* the server's cookie from the reply token */
+  uint64_t bytes;   /* final: bytes moved; ready: bytes expected */
+};
+
+void ho_msg_encode(const struct ho_msg *m, uint8_t out[HO_MSG_SIZE]);
+/* False unless len == HO_MSG_SIZE, the magic, version and type are valid and
+ * the reserved bytes are zero. */
+bool ho_msg_decode(const uint8_t *buf, size_t len, struct ho_msg *out);
+
+#endif

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+#include "rdma/token.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Field offsets of the 44-byte token. Changing any of these changes the
+ * wire format: the asserts below keep them honest. */
+enum {
+  OFF_TRANSPORT = 0,
+  OFF_QPN = 1,
+  OFF_GID = 5,
+  OFF_RKEY = 21,
+  OFF_ADDR = 25,
+  OFF_LEN = 33,
+  OFF_PORT = 41,
+  OFF_LID = 42,
+  OFF_END = 44
+};
+_Static_assert(OFF_END == HO_TOKEN_BYTES, "token is 44 bytes");
+_Static_assert(OFF_RKEY - OFF_GID == 16, "GID is 16 bytes");
+_Static_assert(HO_TOKEN_HEX == 2 * HO_TOKEN_BYTES, "two digits a byte");
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+  for (int i = 0; i < n; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+static int hex_value(char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+void ho_token_encode(const struct ho_token *t, char out[HO_TOKEN_HEX + 1])
+{
+  static const char digits[] = "0123456789abcdef";
+  uint8_t b[HO_TOKEN_BYTES];
+  b[OFF_TRANSPORT] = t->transport;
+  put_le(b + OFF_QPN, t->qpn, 4);
+  memcpy(b + OFF_GID, t->gid, 16);
+  put_le(b + OFF_RKEY, t->rkey, 4);
+  put_le(b + OFF_ADDR, t->addr, 8);
+  put_le(b + OFF_LEN, t->len, 8);
+  b[OFF_PORT] = t->port;
+  put_le(b + OFF_LID, t->lid, 2);
+  for (size_t i = 0; i < HO_TOKEN_BYTES; i++) {
+    out[2 * i] = digits[b[i] >> 4];
+    out[2 * i + 1] = digits[b[i] & 15];
+  }
+  out[HO_TOKEN_HEX] = '\0';
+}
+
+bool ho_token_decode(const char *hex, size_t len, struct ho_token *out)
+{
+  uint8_t b[HO_TOKEN_BYTES];
+  if (!hex || !out || len != HO_TOKEN_HEX)
+    return false;
+  for (size_t i = 0; i < HO_TOKEN_BYTES; i++) {
+    int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      return false;
+    b[i] = (uint8_t)(hi << 4 | lo);
+  }
+  if (b[OFF_TRANSPORT] != HO_TRANSPORT_DC && b[OFF_TRANSPORT] != HO_TRANSPORT_RC)
+    return false;
+  struct ho_token t;
+  t.transport = b[OFF_TRANSPORT];
+  t.qpn = (uint32_t)get_le(b + OFF_QPN, 4);
+  memcpy(t.gid, b + OFF_GID, 16);
+  t.rkey = (uint32_t)get_le(b + OFF_RKEY, 4);
+  t.addr = get_le(b + OFF_ADDR, 8);
+  t.len = get_le(b + OFF_LEN, 8);
+  t.port = b[OFF_PORT];
+  t.lid = (uint16_t)get_le(b + OFF_LID, 2);
+  *out = t;
+  return true;
+}
+
+bool ho_gid_ipv4(const uint8_t gid[16], char *buf, size_t len)
+{
+  static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (!buf || len == 0)
+    return false;
+  if (memcmp(gid, prefix, sizeof prefix) != 0) {
+    buf[0] = '\0';
+    return true;
+  }
+  char tmp[16];
+  snprintf(tmp, sizeof tmp, "%u.%u.%u.%u", gid[12], gid[13], gid[14], gid[15]);
+  if (strlen(tmp) >= len)
+    return false;
+  memcpy(buf, tmp, strlen(tmp) + 1);
+  return true;
+}
+
+bool ho_status_is_success(int status)
+{
+  return status == 200 || status == 204 || status == 206;
+}
+
+static bool parse_status3(const char *s, int *status)
+{
+  for (int i = 0; i < 3; i++)
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+  int v = (s[0] - '0') * 100 + (s[1] - '0') * 10 + (s[2] - '0');
+  if (v < 100 || v > 599)
+    return false;
+  *status = v;
+  return true;
+}
+
+bool ho_reply_parse(const char *s, size_t len, struct ho_reply *out)
+{
+  if (!s || !out)
+    return false;
+  while (len > 0 && (s[len - 1] == '\0' || s[len - 1] == '\r' || s[len - 1] == '\n'))
+    len--;
+  struct ho_reply r = {0};
+  if (len == 2 && memcmp(s, "ok", 2) == 0) {
+    r.status = 200;
+  } else if (len == 3 && memcmp(s, "err", 3) == 0) {
+    r.status = 500;
+  } else if (len == 3) {
+    if (!parse_status3(s, &r.status))
+      return false;
+  } else if (len == 4 + HO_TOKEN_HEX && memcmp(s, "200:", 4) == 0) {
+    if (!ho_token_decode(s + 4, HO_TOKEN_HEX, &r.peer))
+      return false;
+    r.status = 200;
+    r.has_peer = true;
+  } else {
+    return false;
+  }
+  *out = r;
+  return true;
+}
