@@ -14,8 +14,18 @@
 #endif
 
 #define HO_CAPABILITY(x) HO_TS(capability(x))
+/* clang before 16 cannot name a struct member in a field's attribute in C,
+ * so field guards are documentation there; the function attributes below
+ * (acquire, release, requires) are checked by every clang. */
+#if defined(__clang__) && __clang_major__ >= 16
 #define HO_GUARDED_BY(x) HO_TS(guarded_by(x))
 #define HO_PT_GUARDED_BY(x) HO_TS(pt_guarded_by(x))
+#else
+#define HO_GUARDED_BY(x)
+#define HO_PT_GUARDED_BY(x)
+#endif
+/* Globals can be guarded by every clang. */
+#define HO_GUARDED_GLOBAL(x) HO_TS(guarded_by(x))
 #define HO_REQUIRES(...) HO_TS(requires_capability(__VA_ARGS__))
 #define HO_REQUIRES_SHARED(...) HO_TS(requires_shared_capability(__VA_ARGS__))
 #define HO_ACQUIRE(...) HO_TS(acquire_capability(__VA_ARGS__))

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* The buffer map: registered buffers by the exact address they were
+ * registered at, at most HIPOBJ_MAX_BUFFERS of them, each at most 4 GiB.
+ * Entries are reference counted: the map holds one reference, every lookup
+ * another, every abandoned staging copy another. */
+#ifndef HO_BUFFER_H
+#define HO_BUFFER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "platform/platform.h"
+#include "rdma/transport.h"
+
+enum ho_buf_kind {
+  HO_BUF_HOST = 0,   /* plain MR over host memory */
+  HO_BUF_DIRECT = 1, /* device memory, GPU-direct (dma-buf or plain MR) */
+  HO_BUF_STAGED = 2  /* device memory through a pinned host staging buffer */
+};
+
+struct ho_buf {
+  atomic_uint refs;
+  atomic_uint abandoned; /* staging copies abandoned and maybe running */
+  uintptr_t addr;        /* the address it was registered at */
+  size_t size;
+  enum ho_buf_kind kind;
+  bool dmabuf;           /* DIRECT through a dma-buf MR */
+  void *staging;         /* HO_BUF_STAGED: the pinned host buffer */
+  uint64_t token_addr;   /* what tokens name: addr, or the staging buffer */
+  struct ibv_mr *mr;
+  const struct ho_verbs_ops *verbs;
+  const struct ho_gpu_ops *gpu;
+};
+
+struct ho_buffers;
+
+hipObjOpError_t ho_buffers_create(const struct ho_platform *plat,
+                                  struct ho_device *dev,
+                                  const struct ho_options *opts,
+                                  struct ho_buffers **out);
+/* Drops the map's references; entries something else still holds (an
+ * abandoned copy that never finished) are left to their holders. */
+void ho_buffers_destroy(struct ho_buffers *m);
+
+/* host_only: hipObjBufRegisterHost(). *native gets the GPU runtime's error. */
+hipObjOpError_t ho_buffers_register(struct ho_buffers *m, void *ptr,
+                                    size_t size, bool host_only, int *native);
+hipObjOpError_t ho_buffers_deregister(struct ho_buffers *m, void *ptr);
+
+/* A new reference to the entry registered at exactly ptr, or NULL. */
+struct ho_buf *ho_buffers_find(struct ho_buffers *m, const void *ptr);
+unsigned ho_buffers_count(struct ho_buffers *m);
+
+void ho_buf_get(struct ho_buf *b);
+void ho_buf_put(struct ho_buf *b);
+
+/* [offset, offset+size) inside the buffer, computed without overflow. */
+bool ho_buf_range_ok(const struct ho_buf *b, uint64_t offset, uint64_t size);
+
+#endif

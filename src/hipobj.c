@@ -1,0 +1,463 @@
+/* SPDX-License-Identifier: MIT */
+/* The public API: argument checks, the transfer sequence of the D3 protocol
+ * (docs/protocol.md), staging copies. Every function that needs the library
+ * takes a reference to the current instance first and passes it down;
+ * nothing below this file calls a public function. */
+#include "hipobj.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/thread_safety.h"
+#include "instance.h"
+#include "rdma/protocol.h"
+#include "rdma/token.h"
+#include "s3/control.h"
+#include "staging.h"
+
+#define HO_STR2(x) #x
+#define HO_STR(x) HO_STR2(x)
+
+static hipObjError_t mk(hipObjOpError_t op, int native)
+{
+  hipObjError_t e = {op, op == hipObjSuccess ? 0 : native};
+  return e;
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+hipObjError_t hipObjInit(const hipObjConfig_t *config)
+{
+  if (!config || config->flags != 0 || config->gpuDevice < -1)
+    return mk(hipObjInvalidValue, 0);
+  struct ho_options opts;
+  ho_options_from_env(&opts);
+  const struct ho_platform *plat = NULL;
+  hipObjOpError_t e = ho_platform_system(opts.gpu_runtime, &plat);
+  if (e != hipObjSuccess)
+    return mk(e, 0);
+  int native = 0;
+  return mk(ho_init_with(plat, &opts, config, &native), native);
+}
+
+hipObjError_t hipObjShutdown(void) { return mk(ho_shutdown(), 0); }
+
+/* ---- buffers ------------------------------------------------------------ */
+
+static hipObjError_t do_register(void *ptr, size_t size, bool host_only)
+{
+  struct ho_instance *inst = ho_instance_get();
+  if (!inst)
+    return mk(hipObjNotInitialized, 0);
+  int native = 0;
+  hipObjOpError_t e = ho_buffers_register(inst->buffers, ptr, size, host_only,
+                                          &native);
+  ho_instance_put(inst);
+  return mk(e, native);
+}
+
+hipObjError_t hipObjBufRegister(void *devPtr, size_t size)
+{
+  return do_register(devPtr, size, false);
+}
+
+hipObjError_t hipObjBufRegisterHost(void *hostPtr, size_t size)
+{
+  return do_register(hostPtr, size, true);
+}
+
+hipObjError_t hipObjBufDeregister(void *devPtr)
+{
+  struct ho_instance *inst = ho_instance_get();
+  if (!inst)
+    return mk(hipObjNotInitialized, 0);
+  hipObjOpError_t e = hipObjInvalidValue;
+  if (devPtr) {
+    ho_abandoned_collect(inst->abandoned, NULL);
+    e = ho_buffers_deregister(inst->buffers, devPtr);
+  }
+  ho_instance_put(inst);
+  return mk(e, 0);
+}
+
+/* Find the buffer and check [offset, offset+size) inside it. */
+static hipObjOpError_t find_range(struct ho_instance *inst, const void *ptr,
+                                  size_t size, off_t offset, struct ho_buf **out)
+{
+  if (!ptr || size == 0 || offset < 0)
+    return hipObjInvalidValue;
+  struct ho_buf *b = ho_buffers_find(inst->buffers, ptr);
+  if (!b)
+    return hipObjBufNotRegistered;
+  if (!ho_buf_range_ok(b, (uint64_t)offset, size)) {
+    ho_buf_put(b);
+    return hipObjInvalidValue;
+  }
+  if (ho_abandoned_busy(inst->abandoned, b)) {
+    ho_buf_put(b);
+    return hipObjBusy;
+  }
+  *out = b;
+  return hipObjSuccess;
+}
+
+hipObjError_t hipObjBufSync(void *devPtr, size_t size, off_t offset,
+                            int direction)
+{
+  struct ho_instance *inst = ho_instance_get();
+  if (!inst)
+    return mk(hipObjNotInitialized, 0);
+  struct ho_buf *b = NULL;
+  int native = 0;
+  hipObjOpError_t e = hipObjInvalidValue;
+  if (direction == HIPOBJ_SYNC_TO_HOST || direction == HIPOBJ_SYNC_TO_DEVICE)
+    e = find_range(inst, devPtr, size, offset, &b);
+  if (e == hipObjSuccess)
+    e = ho_stage_copy(inst->plat.gpu, inst->abandoned, b, (uint64_t)offset,
+                      size, direction, inst->opts.stage_timeout_ms, &native);
+  ho_buf_put(b);
+  ho_instance_put(inst);
+  return mk(e, native);
+}
+
+/* ---- the transfer ------------------------------------------------------- */
+
+static void mint_token(const struct ho_conn *c, const struct ho_buf *b,
+                       uint64_t offset, uint64_t size, char out[HO_TOKEN_HEX + 1])
+{
+  struct ho_token t;
+  ho_conn_token(c, &t);
+  t.rkey = b->mr->rkey;
+  t.addr = b->token_addr + offset;
+  t.len = size;
+  ho_token_encode(&t, out);
+}
+
+/* After a success reply: connect to the server's QP, send ready with the
+ * server's cookie, wait for the final message and check it. */
+static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_conn *c,
+                                 const struct ho_reply *reply, uint64_t size)
+{
+  hipObjOpError_t e = ho_conn_connect(c, &reply->peer);
+  if (e != hipObjSuccess)
+    return e;
+  struct ho_msg ready = {.type = HO_MSG_READY,
+                         .version = HO_PROTO_VERSION,
+                         .cookie = reply->peer.addr,
+                         .bytes = size};
+  bool send_pending = true;
+  if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
+    return hipObjRdmaError;
+  uint64_t deadline = ho_now_ns() +
+                      (uint64_t)inst->opts.transfer_timeout_ms * 1000000u;
+  struct ho_msg fin;
+  e = ho_conn_wait_msg(c, &send_pending, deadline, &fin);
+  if (e != hipObjSuccess)
+    return e;
+  if (fin.type != HO_MSG_FINAL || fin.cookie != ready.cookie) {
+    ho_warn("final message does not match this transfer");
+    return hipObjRdmaError;
+  }
+  if (fin.status != HO_FINAL_OK || fin.bytes != size) {
+    ho_warn("server reports status %u after moving %llu of %llu bytes",
+            fin.status, (unsigned long long)fin.bytes, (unsigned long long)size);
+    return hipObjRdmaError;
+  }
+  return hipObjSuccess;
+}
+
+/* Everything between leasing a connection and returning it. */
+static hipObjOpError_t leased_exchange(struct ho_instance *inst,
+                                       struct ho_conn *c, struct ho_buf *b,
+                                       uint64_t offset, uint64_t size,
+                                       const hipObjOps_t *ops, void *ctx)
+{
+  char token[HO_TOKEN_HEX + 1];
+  struct ho_reply reply;
+  int status = 0;
+  if (ho_conn_post_msg_recv(c) != hipObjSuccess)
+    return hipObjRdmaError;
+  mint_token(c, b, offset, size, token);
+  hipObjOpError_t e = ho_control_exchange(ops, ctx, token, &reply, &status);
+  if (e != hipObjSuccess)
+    return e;
+  return finish_rc(inst, c, &reply, size);
+}
+
+static hipObjOpError_t flush_if_direct(struct ho_instance *inst,
+                                       const struct ho_buf *b, int *native)
+{
+  if (b->kind != HO_BUF_DIRECT)
+    return hipObjSuccess;
+  hipObjOpError_t e = inst->plat.gpu->flush_rdma_writes(native);
+  return e == hipObjSuccess || e == hipObjNotSupported ? hipObjSuccess
+                                                       : hipObjInternalError;
+}
+
+static hipObjOpError_t transfer(struct ho_instance *inst, const void *ptr,
+                                size_t size, off_t offset, int op,
+                                const hipObjOps_t *ops, void *ctx, int *native)
+{
+  struct ho_buf *b = NULL;
+  if (!ops || !ops->sendRequest || !ops->recvReply)
+    return hipObjInvalidValue;
+  hipObjOpError_t e = find_range(inst, ptr, size, offset, &b);
+  if (e != hipObjSuccess)
+    return e;
+  const unsigned tmo = inst->opts.stage_timeout_ms;
+  if (op == HIPOBJ_RDMA_OP_PUT)
+    e = ho_stage_copy(inst->plat.gpu, inst->abandoned, b, (uint64_t)offset,
+                      size, HIPOBJ_SYNC_TO_HOST, tmo, native);
+  struct ho_lease lease = {0};
+  if (e == hipObjSuccess)
+    e = ho_pool_acquire(inst->pool, true, true, &lease);
+  if (e == hipObjSuccess) {
+    e = leased_exchange(inst, lease.conn, b, (uint64_t)offset, size, ops, ctx);
+    if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
+      e = flush_if_direct(inst, b, native);
+    ho_pool_release(&lease);
+  }
+  if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
+    e = ho_stage_copy(inst->plat.gpu, inst->abandoned, b, (uint64_t)offset,
+                      size, HIPOBJ_SYNC_TO_DEVICE, tmo, native);
+  ho_buf_put(b);
+  return e;
+}
+
+static hipObjError_t public_transfer(const void *ptr, size_t size, off_t offset,
+                                     int op, const hipObjOps_t *ops, void *ctx)
+{
+  struct ho_instance *inst = ho_instance_get();
+  if (!inst)
+    return mk(hipObjNotInitialized, 0);
+  int native = 0;
+  hipObjOpError_t e = transfer(inst, ptr, size, offset, op, ops, ctx, &native);
+  ho_instance_put(inst);
+  return mk(e, native);
+}
+
+hipObjError_t hipObjGet(hipObjHandle_t handle, void *devPtr, size_t size,
+                        off_t offset, const hipObjOps_t *ops, void *ctx)
+{
+  (void)handle;
+  return public_transfer(devPtr, size, offset, HIPOBJ_RDMA_OP_GET, ops, ctx);
+}
+
+hipObjError_t hipObjPut(hipObjHandle_t handle, const void *devPtr, size_t size,
+                        off_t offset, const hipObjOps_t *ops, void *ctx)
+{
+  (void)handle;
+  return public_transfer(devPtr, size, offset, HIPOBJ_RDMA_OP_PUT, ops, ctx);
+}
+
+/* ---- transfers the application drives ---------------------------------- */
+
+enum app_state { APP_READY, APP_COMPLETING, APP_DONE };
+
+/* A token handed to the application. token is the first member: the
+ * pointer the application holds is the struct's. */
+struct app_xfer {
+  char token[HO_TOKEN_HEX + 1];
+  struct app_xfer *next;
+  struct ho_instance *inst; /* a reference */
+  struct ho_buf *buf;       /* a reference */
+  struct ho_lease lease;
+  uint64_t size;
+  int op;
+  enum app_state state;
+};
+
+static ho_mutex app_mu = HO_MUTEX_INIT;
+static struct app_xfer *app_live HO_GUARDED_GLOBAL(app_mu);
+
+/* Find a live transfer by the pointer the application holds (not by
+ * content: two tokens may be equal strings). */
+static struct app_xfer *app_find(const char *token) HO_REQUIRES(app_mu)
+{
+  for (struct app_xfer *x = app_live; x; x = x->next)
+    if (x->token == token)
+      return x;
+  return NULL;
+}
+
+static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
+                                 size_t size, int op, struct app_xfer **out)
+{
+  struct app_xfer *x = calloc(1, sizeof *x);
+  if (!x)
+    return hipObjInternalError;
+  hipObjOpError_t e = find_range(inst, ptr, size, 0, &x->buf);
+  if (e == hipObjSuccess)
+    e = ho_pool_acquire(inst->pool, false, false, &x->lease);
+  if (e == hipObjSuccess && ho_conn_post_msg_recv(x->lease.conn) != hipObjSuccess)
+    e = hipObjRdmaError;
+  if (e != hipObjSuccess) {
+    if (x->lease.pool)
+      ho_pool_release(&x->lease);
+    ho_buf_put(x->buf);
+    free(x);
+    return e;
+  }
+  x->size = size;
+  x->op = op;
+  mint_token(x->lease.conn, x->buf, 0, size, x->token);
+  *out = x;
+  return hipObjSuccess;
+}
+
+hipObjError_t hipObjGetRdmaToken(const void *devPtr, size_t size, int op,
+                                 char **outToken)
+{
+  if (!outToken || (op != HIPOBJ_RDMA_OP_GET && op != HIPOBJ_RDMA_OP_PUT))
+    return mk(hipObjInvalidValue, 0);
+  struct ho_instance *inst = ho_instance_get();
+  if (!inst)
+    return mk(hipObjNotInitialized, 0);
+  struct app_xfer *x = NULL;
+  hipObjOpError_t e = app_begin(inst, devPtr, size, op, &x);
+  if (e != hipObjSuccess) {
+    ho_instance_put(inst);
+    return mk(e, 0);
+  }
+  x->inst = inst; /* the transfer keeps the reference */
+  ho_mutex_lock(&app_mu);
+  x->next = app_live;
+  app_live = x;
+  ho_mutex_unlock(&app_mu);
+  *outToken = x->token;
+  return mk(hipObjSuccess, 0);
+}
+
+/* Claim a live transfer for completion; NULL if unknown or busy. */
+static hipObjOpError_t app_claim(const char *token, struct app_xfer **out)
+{
+  hipObjOpError_t e = hipObjInvalidValue;
+  ho_mutex_lock(&app_mu);
+  struct app_xfer *x = token ? app_find(token) : NULL;
+  if (x && x->state == APP_READY) {
+    x->state = APP_COMPLETING;
+    *out = x;
+    e = hipObjSuccess;
+  } else if (x) {
+    e = x->state == APP_COMPLETING ? hipObjBusy : hipObjInvalidValue;
+  }
+  ho_mutex_unlock(&app_mu);
+  return e;
+}
+
+hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
+                                         size_t replyLen)
+{
+  struct app_xfer *x = NULL;
+  if (!reply)
+    return mk(hipObjInvalidValue, 0);
+  hipObjOpError_t e = app_claim(token, &x);
+  if (e != hipObjSuccess)
+    return mk(e, 0);
+  struct ho_reply r;
+  int status = 0, native = 0;
+  e = ho_control_check_reply(reply, replyLen, &r, &status);
+  if (e == hipObjSuccess)
+    e = finish_rc(x->inst, x->lease.conn, &r, x->size);
+  if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
+    e = flush_if_direct(x->inst, x->buf, &native);
+  ho_pool_release(&x->lease);
+  ho_mutex_lock(&app_mu);
+  x->state = APP_DONE;
+  ho_mutex_unlock(&app_mu);
+  return mk(e, native);
+}
+
+hipObjError_t hipObjPutRdmaToken(char *token)
+{
+  struct app_xfer *x = NULL;
+  hipObjOpError_t e = hipObjInvalidValue;
+  ho_mutex_lock(&app_mu);
+  for (struct app_xfer **pp = &app_live; token && *pp; pp = &(*pp)->next) {
+    if ((*pp)->token != token)
+      continue;
+    if ((*pp)->state == APP_COMPLETING) {
+      e = hipObjBusy;
+      break;
+    }
+    x = *pp;
+    *pp = x->next;
+    e = hipObjSuccess;
+    break;
+  }
+  ho_mutex_unlock(&app_mu);
+  if (!x)
+    return mk(e, 0);
+  if (x->lease.pool)
+    ho_pool_release(&x->lease); /* abandoned before completion */
+  ho_buf_put(x->buf);
+  ho_instance_put(x->inst);
+  free(x);
+  return mk(hipObjSuccess, 0);
+}
+
+/* ---- pure helpers ------------------------------------------------------- */
+
+hipObjError_t hipObjParseRdmaReply(const char *reply, size_t replyLen,
+                                   int *httpCode)
+{
+  struct ho_reply r;
+  if (!reply || !httpCode || !ho_reply_parse(reply, replyLen, &r))
+    return mk(hipObjInvalidValue, 0);
+  *httpCode = r.status;
+  return mk(hipObjSuccess, 0);
+}
+
+hipObjError_t hipObjTokenClientNic(const char *token, char *nicIp,
+                                   size_t nicIpLen)
+{
+  struct ho_token t;
+  if (!token || !nicIp || nicIpLen == 0)
+    return mk(hipObjInvalidValue, 0);
+  if (!ho_token_decode(token, strnlen(token, HO_TOKEN_HEX + 1), &t))
+    return mk(hipObjInvalidValue, 0);
+  return mk(ho_gid_ipv4(t.gid, nicIp, nicIpLen) ? hipObjSuccess
+                                                 : hipObjInvalidValue, 0);
+}
+
+const char *hipObjGetErrorString(hipObjOpError_t err)
+{
+  static const char *const names[] = {
+      [hipObjSuccess] = "success",
+      [hipObjInvalidValue] = "invalid argument",
+      [hipObjNotInitialized] = "hipObject is not initialized",
+      [hipObjAlreadyInitialized] = "hipObject is already initialized",
+      [hipObjRdmaError] = "RDMA error",
+      [hipObjS3Error] = "S3 request or reply failed",
+      [hipObjBufNotRegistered] = "buffer not registered",
+      [hipObjBufAlreadyRegistered] = "buffer already registered",
+      [hipObjNicNotFound] = "no usable RDMA NIC found",
+      [hipObjDmabufNotSupported] = "GPU memory cannot be registered for RDMA",
+      [hipObjSizeTooLarge] = "size too large",
+      [hipObjInternalError] = "internal error",
+      [hipObjNotSupported] = "not supported",
+      [hipObjBusy] = "busy: resource in use",
+  };
+  if ((unsigned)err < sizeof names / sizeof names[0] && names[err])
+    return names[err];
+  return "unknown error";
+}
+
+const char *hipObjGetVersionString(void)
+{
+  return HO_STR(HIPOBJ_VERSION_MAJOR) "." HO_STR(HIPOBJ_VERSION_MINOR) "." HO_STR(
+      HIPOBJ_VERSION_PATCH);
+}
+
+hipObjError_t hipObjGetVersion(unsigned *major, unsigned *minor, unsigned *patch)
+{
+  if (major)
+    *major = HIPOBJ_VERSION_MAJOR;
+  if (minor)
+    *minor = HIPOBJ_VERSION_MINOR;
+  if (patch)
+    *patch = HIPOBJ_VERSION_PATCH;
+  return mk(hipObjSuccess, 0);
+}

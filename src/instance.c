@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+#include "instance.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/thread_safety.h"
+#include "rdma/select.h"
+
+/* Lock order: init_mu, then cur_lock. */
+static ho_mutex init_mu = HO_MUTEX_INIT;
+static ho_rwlock cur_lock HO_ACQUIRED_AFTER(init_mu) = HO_RWLOCK_INIT;
+static struct ho_instance *cur HO_GUARDED_GLOBAL(cur_lock);
+
+/* A transfer's connection: 8 send and 8 receive WRs, and the peer may read
+ * and write the buffers its token names. */
+static const struct ho_conn_attr client_conn_attr = {
+    .max_send_wr = 8,
+    .max_recv_wr = 8,
+    .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
+};
+
+static void instance_destroy(struct ho_instance *inst)
+{
+  /* Reverse order of construction: copies, buffers, pool, device. */
+  ho_abandoned_destroy(inst->abandoned);
+  ho_buffers_destroy(inst->buffers);
+  ho_pool_destroy(inst->pool);
+  ho_device_close(inst->dev);
+  free(inst);
+}
+
+struct ho_instance *ho_instance_get(void)
+{
+  ho_rdlock(&cur_lock);
+  struct ho_instance *inst = cur;
+  if (inst)
+    atomic_fetch_add(&inst->refs, 1);
+  ho_rdunlock(&cur_lock);
+  return inst;
+}
+
+void ho_instance_put(struct ho_instance *inst)
+{
+  if (inst && atomic_fetch_sub(&inst->refs, 1) == 1)
+    instance_destroy(inst);
+}
+
+static hipObjOpError_t resolve_gpu(const struct ho_platform *p,
+                                   const hipObjConfig_t *cfg,
+                                   struct ho_config *c, int *native)
+{
+  int count = 0, dev = cfg->gpuDevice;
+  c->gpu = -1;
+  c->gpu_bus_id[0] = '\0';
+  if (p->gpu->device_count(&count, native) != hipObjSuccess || count <= 0)
+    return hipObjSuccess; /* no GPU: acceptable with a hint */
+  if (dev == -1 && p->gpu->current_device(&dev, native) != hipObjSuccess)
+    return hipObjInvalidValue;
+  if (dev < 0 || dev >= count)
+    return hipObjInvalidValue;
+  c->gpu = dev;
+  if (p->gpu->pci_bus_id(dev, c->gpu_bus_id, sizeof c->gpu_bus_id, native) !=
+      hipObjSuccess)
+    c->gpu_bus_id[0] = '\0';
+  return hipObjSuccess;
+}
+
+static hipObjOpError_t choose_nic(const struct ho_platform *p,
+                                  const hipObjConfig_t *cfg, struct ho_config *c)
+{
+  static _Thread_local struct ho_nic_info nics[HO_MAX_NICS];
+  size_t n = 0;
+  if (p->topo->ops->list_nics(p->topo, nics, HO_MAX_NICS, &n) != hipObjSuccess)
+    n = 0;
+  return ho_select_nic(nics, n, c->gpu_bus_id, cfg->nicHint, c->nic);
+}
+
+static hipObjOpError_t build(const struct ho_platform *plat,
+                             const struct ho_options *opts,
+                             const hipObjConfig_t *cfg,
+                             struct ho_instance **out, int *native)
+{
+  struct ho_instance *inst = calloc(1, sizeof *inst);
+  if (!inst)
+    return hipObjInternalError;
+  atomic_init(&inst->refs, 1);
+  inst->plat = *plat;
+  inst->opts = *opts;
+  hipObjOpError_t e = resolve_gpu(plat, cfg, &inst->config, native);
+  if (e == hipObjSuccess)
+    e = choose_nic(plat, cfg, &inst->config);
+  if (e == hipObjSuccess)
+    e = ho_device_open(plat->verbs, plat->topo, inst->config.nic, &inst->dev);
+  if (e == hipObjSuccess)
+    e = ho_pool_create(inst->dev, &client_conn_attr, opts->max_transfers,
+                       &inst->pool);
+  if (e == hipObjSuccess)
+    e = ho_buffers_create(&inst->plat, inst->dev, opts, &inst->buffers);
+  if (e == hipObjSuccess)
+    e = ho_abandoned_create(plat->gpu, &inst->abandoned);
+  if (e != hipObjSuccess) {
+    instance_destroy(inst);
+    return e;
+  }
+  *out = inst;
+  return hipObjSuccess;
+}
+
+hipObjOpError_t ho_init_with(const struct ho_platform *plat,
+                             const struct ho_options *opts,
+                             const hipObjConfig_t *cfg, int *native)
+{
+  if (!plat->verbs)
+    return hipObjNicNotFound;
+  ho_mutex_lock(&init_mu);
+  ho_rdlock(&cur_lock);
+  bool up = cur != NULL;
+  ho_rdunlock(&cur_lock);
+  struct ho_instance *inst = NULL;
+  hipObjOpError_t e = up ? hipObjAlreadyInitialized
+                         : build(plat, opts, cfg, &inst, native);
+  if (e == hipObjSuccess) {
+    ho_log_set_debug(opts->rdma_debug);
+    ho_wrlock(&cur_lock);
+    cur = inst;
+    ho_wrunlock(&cur_lock);
+  }
+  ho_mutex_unlock(&init_mu);
+  return e;
+}
+
+hipObjOpError_t ho_shutdown(void)
+{
+  ho_mutex_lock(&init_mu);
+  ho_wrlock(&cur_lock);
+  struct ho_instance *inst = cur;
+  cur = NULL;
+  ho_wrunlock(&cur_lock);
+  if (inst)
+    ho_pool_close(inst->pool);
+  ho_mutex_unlock(&init_mu);
+  if (!inst)
+    return hipObjNotInitialized;
+  ho_instance_put(inst); /* the reference the publication held */
+  return hipObjSuccess;
+}

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+#include "rdma/transport.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "rdma/select.h"
+#include "rdma/vendor.h"
+
+#define GID_SCAN_MAX 1024
+
+unsigned ho_mtu_bytes(enum ibv_mtu m)
+{
+  switch (m) {
+  case IBV_MTU_256: return 256;
+  case IBV_MTU_512: return 512;
+  case IBV_MTU_1024: return 1024;
+  case IBV_MTU_2048: return 2048;
+  case IBV_MTU_4096: return 4096;
+  }
+  return 0;
+}
+
+static struct ibv_context *open_by_name(const struct ho_verbs_ops *v,
+                                        const char *name)
+{
+  int n = 0;
+  struct ibv_device **list = v->get_device_list(&n);
+  if (!list)
+    return NULL;
+  struct ibv_context *ctx = NULL;
+  for (int i = 0; i < n && !ctx; i++)
+    if (strcmp(v->get_device_name(list[i]), name) == 0)
+      ctx = v->open_device(list[i]);
+  v->free_device_list(list);
+  return ctx;
+}
+
+static bool first_active_port(struct ho_device *d, uint8_t nports,
+                              struct ibv_port_attr *pa)
+{
+  for (uint8_t p = 1; p <= nports; p++) {
+    memset(pa, 0, sizeof *pa);
+    if (d->v->query_port(d->ctx, p, pa) == 0 && pa->state == IBV_PORT_ACTIVE) {
+      d->port = p;
+      return true;
+    }
+  }
+  return false;
+}
+
+static void choose_gid(struct ho_device *d, const struct ho_topology *topo,
+                       int table_len)
+{
+  static _Thread_local struct ho_gid_entry e[GID_SCAN_MAX];
+  size_t n = 0;
+  if (table_len > GID_SCAN_MAX)
+    table_len = GID_SCAN_MAX;
+  for (int i = 0; i < table_len; i++) {
+    enum ho_gid_type t = topo ? topo->ops->gid_type(topo, d->name, d->port, i)
+                              : HO_GID_UNKNOWN;
+    union ibv_gid g;
+    if (t == HO_GID_UNKNOWN || d->v->query_gid(d->ctx, d->port, i, &g) != 0)
+      continue;
+    e[n].index = i;
+    e[n].type = t;
+    memcpy(e[n].raw, g.raw, 16);
+    n++;
+  }
+  d->gid_index = ho_select_gid(e, n);
+  if (d->v->query_gid(d->ctx, d->port, d->gid_index, &d->gid) != 0)
+    memset(&d->gid, 0, sizeof d->gid);
+}
+
+hipObjOpError_t ho_device_open(const struct ho_verbs_ops *v,
+                               const struct ho_topology *topo,
+                               const char *name, struct ho_device **out)
+{
+  hipObjOpError_t err = hipObjNicNotFound;
+  if (!v || !name || strlen(name) >= HO_NIC_NAME_MAX)
+    return hipObjNicNotFound;
+  struct ho_device *d = calloc(1, sizeof *d);
+  if (!d)
+    return hipObjInternalError;
+  d->v = v;
+  snprintf(d->name, sizeof d->name, "%s", name);
+  d->ctx = open_by_name(v, name);
+  if (!d->ctx)
+    goto free_dev;
+  struct ibv_device_attr da;
+  struct ibv_port_attr pa;
+  err = hipObjRdmaError;
+  if (v->query_device(d->ctx, &da) != 0)
+    goto close_ctx;
+  err = hipObjNicNotFound;
+  if (!first_active_port(d, da.phys_port_cnt, &pa))
+    goto close_ctx;
+  err = hipObjRdmaError;
+  d->vendor_id = da.vendor_id;
+  d->vendor_part_id = da.vendor_part_id;
+  d->max_qp_rd_atom = da.max_qp_rd_atom;
+  d->max_qp_init_rd_atom = da.max_qp_init_rd_atom;
+  d->active_mtu = pa.active_mtu;
+  d->lid = pa.lid;
+  choose_gid(d, topo, pa.gid_tbl_len);
+  d->pd = v->alloc_pd(d->ctx);
+  if (!d->pd)
+    goto close_ctx;
+  *out = d;
+  return hipObjSuccess;
+
+close_ctx:
+  v->close_device(d->ctx);
+free_dev:
+  free(d);
+  return err;
+}
+
+void ho_device_close(struct ho_device *d)
+{
+  if (!d)
+    return;
+  if (d->pd)
+    d->v->dealloc_pd(d->pd);
+  if (d->ctx)
+    d->v->close_device(d->ctx);
+  free(d);
+}
+
+static uint8_t rd_atomic_for(const struct ho_device *d)
+{
+  int n = ho_vendor_tuning(d->vendor_id)->rd_atomic_cap;
+  if (d->max_qp_rd_atom < n)
+    n = d->max_qp_rd_atom;
+  if (d->max_qp_init_rd_atom < n)
+    n = d->max_qp_init_rd_atom;
+  return (uint8_t)(n < 1 ? 1 : n);
+}
+
+static int qp_to_init(struct ho_conn *c, int access)
+{
+  struct ibv_qp_attr a = {
+      .qp_state = IBV_QPS_INIT,
+      .pkey_index = 0,
+      .port_num = c->dev->port,
+      .qp_access_flags = access,
+  };
+  return c->dev->v->modify_qp(c->qp, &a,
+                              IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                                  IBV_QP_ACCESS_FLAGS);
+}
+
+static int qp_access_of(const struct ho_conn *c)
+{
+  struct ibv_qp_attr a;
+  struct ibv_qp_init_attr ia;
+  if (c->dev->v->query_qp(c->qp, &a, IBV_QP_ACCESS_FLAGS, &ia) != 0)
+    return -1;
+  return a.qp_access_flags;
+}
+
+hipObjOpError_t ho_conn_create(struct ho_device *d,
+                               const struct ho_conn_attr *a,
+                               struct ho_conn **out)
+{
+  const struct ho_verbs_ops *v = d->v;
+  struct ho_conn *c = calloc(1, sizeof *c);
+  if (!c)
+    return hipObjInternalError;
+  c->dev = d;
+  c->rd_atomic = rd_atomic_for(d);
+  c->msg = aligned_alloc(64, 2 * HO_MSG_SIZE);
+  if (!c->msg)
+    goto free_conn;
+  memset(c->msg, 0, 2 * HO_MSG_SIZE);
+  c->msg_mr = v->reg_mr(d->pd, c->msg, 2 * HO_MSG_SIZE, IBV_ACCESS_LOCAL_WRITE);
+  if (!c->msg_mr)
+    goto free_msg;
+  int cqe = (int)(a->max_send_wr + a->max_recv_wr);
+  c->cq = v->create_cq(d->ctx, cqe, NULL, NULL, 0);
+  if (!c->cq)
+    goto dereg;
+  struct ibv_qp_init_attr qa = {
+      .send_cq = c->cq,
+      .recv_cq = c->cq,
+      .cap = {.max_send_wr = a->max_send_wr,
+              .max_recv_wr = a->max_recv_wr,
+              .max_send_sge = 1,
+              .max_recv_sge = 1},
+      .qp_type = IBV_QPT_RC,
+      .sq_sig_all = 0,
+  };
+  c->qp = v->create_qp(d->pd, &qa);
+  if (!c->qp)
+    goto destroy_cq;
+  if (qp_to_init(c, a->qp_access) != 0)
+    goto destroy_qp;
+  c->state = HO_CONN_INIT;
+  *out = c;
+  return hipObjSuccess;
+
+destroy_qp:
+  v->destroy_qp(c->qp);
+destroy_cq:
+  v->destroy_cq(c->cq);
+dereg:
+  v->dereg_mr(c->msg_mr);
+free_msg:
+  free(c->msg);
+free_conn:
+  free(c);
+  return hipObjRdmaError;
+}
+
+void ho_conn_destroy(struct ho_conn *c)
+{
+  if (!c)
+    return;
+  const struct ho_verbs_ops *v = c->dev->v;
+  if (c->qp)
+    v->destroy_qp(c->qp);
+  if (c->cq)
+    v->destroy_cq(c->cq);
+  if (c->msg_mr)
+    v->dereg_mr(c->msg_mr);
+  free(c->msg);
+  free(c);
+}
+
+hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer)
+{
+  const struct ho_qp_tuning *t = ho_vendor_tuning(c->dev->vendor_id);
+  if (peer->transport != HO_TRANSPORT_RC || c->state != HO_CONN_INIT)
+    return hipObjRdmaError;
+  struct ibv_qp_attr a = {
+      .qp_state = IBV_QPS_RTR,
+      .path_mtu = c->dev->active_mtu,
+      .dest_qp_num = peer->qpn & 0xffffff,
+      .rq_psn = 0,
+      .max_dest_rd_atomic = c->rd_atomic,
+      .min_rnr_timer = t->min_rnr_timer,
+      .ah_attr = {.is_global = 1,
+                  .dlid = peer->lid,
+                  .sl = 0,
+                  .port_num = c->dev->port,
+                  .grh = {.sgid_index = (uint8_t)c->dev->gid_index,
+                          .hop_limit = 64}},
+  };
+  memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
+  int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+             IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+  int rc = c->dev->v->modify_qp(c->qp, &a, mask);
+  if (rc == 0) {
+    memset(&a, 0, sizeof a);
+    a.qp_state = IBV_QPS_RTS;
+    a.timeout = t->timeout;
+    a.retry_cnt = t->retry_cnt;
+    a.rnr_retry = t->rnr_retry;
+    a.sq_psn = 0;
+    a.max_rd_atomic = c->rd_atomic;
+    rc = c->dev->v->modify_qp(c->qp, &a,
+                              IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                                  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                                  IBV_QP_MAX_QP_RD_ATOMIC);
+  }
+  c->state = rc == 0 ? HO_CONN_RTS : HO_CONN_BROKEN;
+  if (rc != 0)
+    ho_warn("cannot connect QP 0x%x to peer QP 0x%x: %s", c->qp->qp_num,
+            peer->qpn, strerror(rc > 0 ? rc : errno));
+  return rc == 0 ? hipObjSuccess : hipObjRdmaError;
+}
+
+hipObjOpError_t ho_conn_reset(struct ho_conn *c)
+{
+  int access = qp_access_of(c);
+  struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
+  c->state = HO_CONN_BROKEN;
+  if (access < 0 || c->dev->v->modify_qp(c->qp, &a, IBV_QP_STATE) != 0)
+    return hipObjRdmaError;
+  struct ibv_wc wc[8];
+  while (c->dev->v->poll_cq(c->cq, 8, wc) > 0)
+    ;
+  if (qp_to_init(c, access) != 0)
+    return hipObjRdmaError;
+  c->state = HO_CONN_INIT;
+  return hipObjSuccess;
+}
+
+hipObjOpError_t ho_conn_post_msg_recv(struct ho_conn *c)
+{
+  struct ibv_sge sge = {(uintptr_t)c->msg, HO_MSG_SIZE, c->msg_mr->lkey};
+  struct ibv_recv_wr wr = {.wr_id = HO_WRID_MSG_RECV, .sg_list = &sge, .num_sge = 1};
+  struct ibv_recv_wr *bad = NULL;
+  memset(c->msg, 0, HO_MSG_SIZE);
+  return c->dev->v->post_recv(c->qp, &wr, &bad) == 0 ? hipObjSuccess
+                                                      : hipObjRdmaError;
+}
+
+hipObjOpError_t ho_conn_send_msg(struct ho_conn *c, const struct ho_msg *m)
+{
+  uint8_t *slot = c->msg + HO_MSG_SIZE;
+  ho_msg_encode(m, slot);
+  struct ibv_sge sge = {(uintptr_t)slot, HO_MSG_SIZE, c->msg_mr->lkey};
+  struct ibv_send_wr wr = {.wr_id = HO_WRID_MSG_SEND,
+                           .sg_list = &sge,
+                           .num_sge = 1,
+                           .opcode = IBV_WR_SEND,
+                           .send_flags = IBV_SEND_SIGNALED};
+  struct ibv_send_wr *bad = NULL;
+  return c->dev->v->post_send(c->qp, &wr, &bad) == 0 ? hipObjSuccess
+                                                      : hipObjRdmaError;
+}
+
+int ho_conn_poll(struct ho_conn *c, struct ibv_wc *wc, int n)
+{
+  return c->dev->v->poll_cq(c->cq, n, wc);
+}
+
+/* libibverbs has ibv_wc_status_str(), but the library does not link it. */
+static const char *wc_status_name(enum ibv_wc_status s)
+{
+  switch (s) {
+  case IBV_WC_SUCCESS: return "success";
+  case IBV_WC_LOC_LEN_ERR: return "local length error";
+  case IBV_WC_LOC_QP_OP_ERR: return "local QP operation error";
+  case IBV_WC_LOC_PROT_ERR: return "local protection error";
+  case IBV_WC_WR_FLUSH_ERR: return "work request flushed";
+  case IBV_WC_REM_INV_REQ_ERR: return "remote invalid request";
+  case IBV_WC_REM_ACCESS_ERR: return "remote access error";
+  case IBV_WC_REM_OP_ERR: return "remote operation error";
+  case IBV_WC_RETRY_EXC_ERR: return "transport retry counter exceeded";
+  case IBV_WC_RNR_RETRY_EXC_ERR: return "RNR retry counter exceeded";
+  default: return "error";
+  }
+}
+
+static hipObjOpError_t take_completion(struct ho_conn *c, const struct ibv_wc *wc,
+                                       bool *send_pending, bool *got,
+                                       struct ho_msg *m)
+{
+  if (wc->status != IBV_WC_SUCCESS) {
+    ho_warn("QP 0x%x: %s completion failed: %s (status %d, vendor error 0x%x)",
+            c->qp->qp_num, wc->wr_id == HO_WRID_MSG_SEND ? "send" : "receive",
+            wc_status_name(wc->status), (int)wc->status, wc->vendor_err);
+    c->state = HO_CONN_BROKEN;
+    return hipObjRdmaError;
+  }
+  if (wc->wr_id == HO_WRID_MSG_SEND) {
+    *send_pending = false;
+    return hipObjSuccess;
+  }
+  if (wc->wr_id != HO_WRID_MSG_RECV || !ho_msg_decode(c->msg, wc->byte_len, m)) {
+    ho_warn("QP 0x%x: malformed protocol message (%u bytes)", c->qp->qp_num,
+            wc->byte_len);
+    c->state = HO_CONN_BROKEN;
+    return hipObjRdmaError;
+  }
+  *got = true;
+  return hipObjSuccess;
+}
+
+hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
+                                 uint64_t deadline_ns, struct ho_msg *m)
+{
+  bool got = false;
+  unsigned round = 0;
+  struct ibv_wc wc[4];
+  while (!got || *send_pending) {
+    int n = ho_conn_poll(c, wc, 4);
+    if (n < 0) {
+      c->state = HO_CONN_BROKEN;
+      return hipObjRdmaError;
+    }
+    for (int i = 0; i < n; i++) {
+      hipObjOpError_t e = take_completion(c, &wc[i], send_pending, &got, m);
+      if (e != hipObjSuccess)
+        return e;
+    }
+    if (n > 0)
+      continue;
+    if (ho_now_ns() >= deadline_ns) {
+      ho_warn("QP 0x%x: no %s from the peer before the transfer timeout",
+              c->qp->qp_num, got ? "send completion" : "protocol message");
+      c->state = HO_CONN_BROKEN;
+      return hipObjRdmaError;
+    }
+    ho_backoff(&round, 1000);
+  }
+  return hipObjSuccess;
+}
+
+void ho_conn_token(const struct ho_conn *c, struct ho_token *t)
+{
+  memset(t, 0, sizeof *t);
+  t->transport = HO_TRANSPORT_RC;
+  t->qpn = c->qp->qp_num;
+  memcpy(t->gid, c->dev->gid.raw, 16);
+  t->port = c->dev->port;
+  t->lid = c->dev->lid;
+}
