@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* The server side of the hipObject RC protocol (docs/protocol.md), shared by
+ * hipobj-test-server and by the tests' simulated peer. The HTTP layer calls
+ * ho_engine_start() with the request's token; it answers with the reply
+ * header value at once ("answer first") and moves the payload on a thread of
+ * its own once the client's ready message arrives. */
+#ifndef HO_ENGINE_H
+#define HO_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/platform.h"
+#include "rdma/protocol.h"
+#include "rdma/token.h"
+
+#define HO_ENGINE_REPLY_MAX (4 + HO_TOKEN_HEX + 1)
+
+struct ho_engine_config {
+  const char *nic;            /* device name; NULL: as the library chooses */
+  unsigned qps;               /* concurrent transfers (default 16) */
+  size_t chunk_size;          /* bytes per work request (default 1 MiB) */
+  unsigned depth;             /* work requests in flight (default 4) */
+  unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
+  unsigned rdma_timeout_ms;   /* wait for a completion (default 10000) */
+  /* Test knobs: misbehave on purpose. */
+  bool fault_skip_final;      /* move the data but never send final */
+  bool fault_bad_cookie;      /* put a different cookie in final */
+};
+
+/* What the transfer reads from or writes to. Called on the engine's thread. */
+struct ho_engine_io {
+  /* GET: fill buf with n payload bytes starting at off. 0 on success. */
+  int (*read)(void *ctx, uint64_t off, void *buf, size_t n);
+  /* PUT: take n payload bytes starting at off. 0 on success. */
+  int (*write)(void *ctx, uint64_t off, const void *buf, size_t n);
+  /* Once, at the end. For a PUT with status HO_FINAL_OK, commit the object
+   * and return 0, or non-zero if it could not be committed. The return value
+   * is ignored otherwise. After this call ctx is not used again. */
+  int (*finish)(void *ctx, int status, uint64_t bytes);
+  void *ctx;
+};
+
+enum ho_engine_start_result {
+  HO_ENGINE_STARTED = 0,   /* reply holds "200:<server token>" */
+  HO_ENGINE_BAD_TOKEN = 1, /* malformed token: answer 400, no reply header */
+  HO_ENGINE_DECLINE = 2,   /* cannot serve it: answer with reply 501 */
+  HO_ENGINE_BUSY = 3       /* every QP is in use: answer 503 */
+};
+
+struct ho_engine_stats {
+  uint64_t started, completed, failed, timed_out, bad_cookie;
+  uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT) */
+  unsigned max_reads_in_flight;
+};
+
+struct ho_engine;
+
+hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
+                                 const struct ho_engine_config *cfg,
+                                 struct ho_engine **out);
+/* Waits for running transfers to end (they end at their timeouts). */
+void ho_engine_destroy(struct ho_engine *e);
+
+/* op: HIPOBJ_RDMA_OP_GET (server WRITEs `size` bytes) or HIPOBJ_RDMA_OP_PUT
+ * (server READs `size` bytes). The token's length must be at least size.
+ * On HO_ENGINE_STARTED, io->finish will be called exactly once; otherwise
+ * never. */
+enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
+                                            const char *token, size_t token_len,
+                                            int op, uint64_t size,
+                                            const struct ho_engine_io *io,
+                                            char reply[HO_ENGINE_REPLY_MAX]);
+
+void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out);
+const char *ho_engine_device_name(const struct ho_engine *e);
+
+#endif
