@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building and testing hipObject needs on Debian 12, as root
+# (or through sudo). Idempotent: packages already present are left alone.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config clang libclang-rt-14-dev
+  libibverbs-dev ibverbs-providers
+  libmicrohttpd-dev libcurl4-openssl-dev libssl-dev libcmocka-dev
+  python3 python3-boto3 curl
+  qemu-system-x86 kmod cpio
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+echo "deps: installing ${missing[*]}"
+$sudo apt-get update -q
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The test command: builds hipObject and runs every test lane.
+#   1. gcc, ASan + UBSan, warnings as errors: unit tests, fuzz replays,
+#      header and install checks, the test server's tests (ctest)
+#   2. clang with -Wthread-safety -Werror, warnings as errors: build + ctest
+#   3. Soft-RoCE: real verbs in a QEMU VM (tools/rxe-vm), end to end
+# Usage: scripts/test.sh [--no-vm] [--no-deps]
+# Each lane prints its runner's summary line; the exit status is non-zero if
+# any lane failed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+jobs=$(nproc 2>/dev/null || echo 2)
+vm=1 deps=1
+for a in "$@"; do
+  case "$a" in
+    --no-vm) vm=0 ;;
+    --no-deps) deps=0 ;;
+    *) echo "usage: $0 [--no-vm] [--no-deps]" >&2; exit 2 ;;
+  esac
+done
+[ $deps -eq 1 ] && { bash scripts/deps.sh || exit 1; }
+
+status=0
+summaries=()
+lane() { echo; echo "=== $* ==="; }
+record() { summaries+=("$1"); echo "$1"; }
+
+run_ctest() {
+  local dir=$1 name=$2 out
+  out=$(cd "$dir" && ctest --output-on-failure -j"$jobs" 2>&1)
+  local rc=$?
+  echo "$out" | tail -n 40
+  record "$name: $(echo "$out" | grep -E 'tests passed|tests failed' | tail -n1)"
+  [ $rc -eq 0 ] || status=1
+}
+
+lane "gcc + ASan/UBSan"
+t0=$SECONDS
+if cmake -S . -B build/ci-asan -DCMAKE_BUILD_TYPE=Debug -DHIPOBJ_WERROR=ON \
+     -DHIPOBJ_SANITIZE=ON -DHIPOBJ_BUILD_STATIC=ON >/dev/null &&
+   cmake --build build/ci-asan -j"$jobs" >build/ci-asan.log 2>&1; then
+  ASAN_OPTIONS=detect_leaks=1 run_ctest build/ci-asan "gcc-asan ctest"
+else
+  tail -n 40 build/ci-asan.log; record "gcc-asan: BUILD FAILED"; status=1
+fi
+echo "lane time: $((SECONDS - t0)) s"
+
+lane "clang + -Wthread-safety -Werror"
+t0=$SECONDS
+if CC=clang CXX=clang++ cmake -S . -B build/ci-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+     -DHIPOBJ_WERROR=ON -DHIPOBJ_THREAD_SAFETY=ON >/dev/null &&
+   cmake --build build/ci-clang -j"$jobs" >build/ci-clang.log 2>&1; then
+  run_ctest build/ci-clang "clang-tsa ctest"
+else
+  tail -n 40 build/ci-clang.log; record "clang-tsa: BUILD FAILED"; status=1
+fi
+echo "lane time: $((SECONDS - t0)) s"
+
+if [ $vm -eq 1 ] && [ -x tests/vm/run-lane.sh ]; then
+  lane "Soft-RoCE VM (real verbs)"
+  t0=$SECONDS
+  out=$(bash tests/vm/run-lane.sh 2>&1); rc=$?
+  echo "$out" | tail -n 60
+  record "soft-roce vm: $(echo "$out" | grep -E '^vm: [0-9]+ passed' | tail -n1)"
+  [ $rc -eq 0 ] || status=1
+  echo "lane time: $((SECONDS - t0)) s"
+fi
+
+echo
+echo "=== summary ==="
+printf '%s\n' "${summaries[@]}"
+[ $status -eq 0 ] && echo "ALL LANES PASSED" || echo "SOME LANES FAILED"
+exit $status
