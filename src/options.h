@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Settings read once from the environment, in hipObjInit(). An invalid value
- * keeps the default and prints one warning naming the variable. */
+ * keeps the default and prints one warning naming the variable. An empty
+ * value counts as unset. Integers are strict decimal: digits only, no sign,
+ * no blanks, in range. */
 #ifndef HO_OPTIONS_H
 #define HO_OPTIONS_H
 
@@ -21,7 +23,10 @@ struct ho_options {
 typedef const char *(*ho_getenv_fn)(const char *name, void *ctx);
 
 void ho_options_defaults(struct ho_options *o);
+/* Overlays the variables that get() returns on *o: a variable that is
+ * unset, empty or invalid leaves its field as it was. */
 void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx);
+/* ho_options_defaults(), then ho_options_parse() over getenv(). */
 void ho_options_from_env(struct ho_options *o);
 
 #endif

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* Environment settings. Each variable is read once; an unset or empty
+ * variable keeps the value already in the struct (the default after
+ * ho_options_defaults()). A value that cannot be used keeps that value too
+ * and prints exactly one warning line naming the variable, the rejected
+ * value (escaped and shortened), what is accepted and what is used. */
+#include "options.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+
+#define MAX_TRANSFERS_MIN 1u
+#define MAX_TRANSFERS_MAX 1024u
+#define TIMEOUT_MS_MIN 1u
+#define TIMEOUT_MS_MAX 86400000u /* 24 hours */
+
+/* The longest rejected value echoed in a warning, before escaping. */
+#define ECHO_MAX 32
+
+static const char *const gpu_runtimes[] = {"auto", "hip", "cuda", "none"};
+
+_Static_assert(sizeof(((struct ho_options *)0)->gpu_runtime) > 4,
+               "gpu_runtime holds the longest runtime name");
+
+void ho_options_defaults(struct ho_options *o)
+{
+  if (!o)
+    return;
+  memset(o, 0, sizeof *o);
+  o->max_transfers = 16;
+  o->stage_timeout_ms = 30000;
+  o->transfer_timeout_ms = 5000;
+  o->dmabuf = true;
+  o->require_gpu_direct = false;
+  o->rdma_debug = false;
+  memcpy(o->gpu_runtime, "auto", sizeof "auto");
+}
+
+/* A printable, bounded rendering of a hostile value for a warning line:
+ * no control characters (so no second line), at most ECHO_MAX input bytes. */
+static void escape_value(const char *v, char *out, size_t cap)
+{
+  static const char hex[] = "0123456789abcdef";
+  size_t o = 0;
+  size_t i = 0;
+  for (; v[i] && i < ECHO_MAX && o + 5 < cap; i++) {
+    unsigned char c = (unsigned char)v[i];
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+      out[o++] = (char)c;
+    } else {
+      out[o++] = '\\';
+      out[o++] = 'x';
+      out[o++] = hex[c >> 4];
+      out[o++] = hex[c & 15];
+    }
+  }
+  if (v[i] && o + 4 < cap) {
+    memcpy(out + o, "...", 3);
+    o += 3;
+  }
+  out[o] = '\0';
+}
+
+/* Strict decimal: digits only (no sign, no space, no base prefix), no
+ * overflow, within [min, max]. *out is written only on success. */
+static bool parse_decimal(const char *s, unsigned min, unsigned max,
+                          unsigned *out)
+{
+  if (s[0] < '0' || s[0] > '9')
+    return false;
+  for (const char *p = s; *p; p++)
+    if (*p < '0' || *p > '9')
+      return false;
+  errno = 0;
+  char *end = NULL;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno != 0 || !end || *end != '\0')
+    return false;
+  if (v < min || v > max)
+    return false;
+  *out = (unsigned)v;
+  return true;
+}
+
+static void parse_unsigned(const char *name, const char *v, unsigned min,
+                           unsigned max, unsigned *field)
+{
+  if (parse_decimal(v, min, max, field))
+    return;
+  char shown[ECHO_MAX * 4 + 8];
+  escape_value(v, shown, sizeof shown);
+  ho_warn("%s=\"%s\" ignored: expected a decimal number from %u to %u; "
+          "using %u",
+          name, shown, min, max, *field);
+}
+
+/* "0", "n", "N" (and anything starting with them) mean off. */
+static bool starts_with_no(const char *v)
+{
+  return v[0] == '0' || v[0] == 'n' || v[0] == 'N';
+}
+
+static void parse_gpu_runtime(const char *name, const char *v, char *field,
+                              size_t cap)
+{
+  for (size_t i = 0; i < sizeof gpu_runtimes / sizeof gpu_runtimes[0]; i++) {
+    size_t len = strlen(gpu_runtimes[i]);
+    if (strcmp(v, gpu_runtimes[i]) == 0 && len < cap) {
+      memcpy(field, gpu_runtimes[i], len + 1);
+      return;
+    }
+  }
+  char shown[ECHO_MAX * 4 + 8];
+  escape_value(v, shown, sizeof shown);
+  ho_warn("%s=\"%s\" ignored: expected auto, hip, cuda or none; using %s",
+          name, shown, field);
+}
+
+/* NULL for unset and for set-but-empty (`VAR=` clears a setting). */
+static const char *lookup(ho_getenv_fn get, void *ctx, const char *name)
+{
+  const char *v = get(name, ctx);
+  return (v && v[0]) ? v : NULL;
+}
+
+void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
+{
+  if (!o || !get)
+    return;
+  const char *v;
+  if ((v = lookup(get, ctx, "HIPOBJ_MAX_TRANSFERS")))
+    parse_unsigned("HIPOBJ_MAX_TRANSFERS", v, MAX_TRANSFERS_MIN,
+                   MAX_TRANSFERS_MAX, &o->max_transfers);
+  if ((v = lookup(get, ctx, "HIPOBJ_STAGE_TIMEOUT_MS")))
+    parse_unsigned("HIPOBJ_STAGE_TIMEOUT_MS", v, TIMEOUT_MS_MIN,
+                   TIMEOUT_MS_MAX, &o->stage_timeout_ms);
+  if ((v = lookup(get, ctx, "HIPOBJ_TRANSFER_TIMEOUT_MS")))
+    parse_unsigned("HIPOBJ_TRANSFER_TIMEOUT_MS", v, TIMEOUT_MS_MIN,
+                   TIMEOUT_MS_MAX, &o->transfer_timeout_ms);
+  if ((v = lookup(get, ctx, "HIPOBJ_DMABUF")))
+    o->dmabuf = !starts_with_no(v);
+  if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_GPU_DIRECT")))
+    o->require_gpu_direct = !starts_with_no(v);
+  if ((v = lookup(get, ctx, "HIPOBJ_RDMA_DEBUG")))
+    o->rdma_debug = v[0] != '0';
+  if ((v = lookup(get, ctx, "HIPOBJ_GPU_RUNTIME")))
+    parse_gpu_runtime("HIPOBJ_GPU_RUNTIME", v, o->gpu_runtime,
+                      sizeof o->gpu_runtime);
+}
+
+static const char *env_lookup(const char *name, void *ctx)
+{
+  (void)ctx;
+  return getenv(name);
+}
+
+void ho_options_from_env(struct ho_options *o)
+{
+  ho_options_defaults(o);
+  ho_options_parse(o, env_lookup, NULL);
+}
