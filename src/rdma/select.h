@@ -20,7 +20,10 @@ hipObjOpError_t ho_select_nic(const struct ho_nic_info *nics, size_t n,
                               const char *gpu_bus_id, const char *hint,
                               char out[HO_NIC_NAME_MAX]);
 
-/* Bus-id distance as above; exposed for tests. */
+/* Bus-id distance as above; exposed for tests. The comparison ignores case
+ * and spells the domain as 4 digits (so "00000000:1B:00.0", "1b:00.0" and
+ * "0000:1b:00.1" are all at distance 0 from "0000:1b:00.0"). SIZE_MAX when
+ * either id is NULL or empty. */
 size_t ho_bus_id_distance(const char *a, const char *b);
 
 struct ho_gid_entry {
@@ -30,8 +33,10 @@ struct ho_gid_entry {
 };
 
 /* The best GID: RoCE v2 IPv4-mapped, v2 global, v2 link-local, v1 global,
- * v1 link-local. All-zero GIDs and unknown types are skipped; ties go to the
- * lowest index. Returns the chosen entry's index, or 0 with no candidate. */
+ * v1 link-local (then, for an InfiniBand port, IB global, IB link-local).
+ * All-zero GIDs, unknown types and negative indexes are skipped; ties go to
+ * the lowest index. Returns the chosen entry's index, or 0 with no
+ * candidate. */
 int ho_select_gid(const struct ho_gid_entry *e, size_t n);
 
 #endif
