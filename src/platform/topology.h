@@ -21,6 +21,8 @@ struct ho_nic_info {
   int active_port;            /* first ACTIVE port, 0 when none */
 };
 
+/* The kernel's gid_attrs/types: "RoCE v2", or "IB/RoCE v1", which is IB on
+ * a port whose link_layer is InfiniBand and RoCE v1 otherwise. */
 enum ho_gid_type {
   HO_GID_UNKNOWN = 0,
   HO_GID_IB = 1,
@@ -31,7 +33,8 @@ enum ho_gid_type {
 struct ho_topology;
 
 struct ho_topology_ops {
-  /* Every RDMA device, in name order. *count <= cap. */
+  /* Every RDMA device, in name order (strcmp), the first cap of them.
+   * *count <= cap. No device directory at all: success, *count 0. */
   hipObjOpError_t (*list_nics)(const struct ho_topology *t,
                                struct ho_nic_info *out, size_t cap,
                                size_t *count);
