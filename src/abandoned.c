@@ -12,6 +12,12 @@ struct ho_abandoned_slot {
   struct ho_buf *buf;
 };
 
+/* Copies still running when their instance went away. They stay here for
+ * the life of the process: the GPU may still write their staging buffers,
+ * and a leak checker sees them as reachable, which they are on purpose. */
+static ho_mutex graveyard_mu = HO_MUTEX_INIT;
+static struct ho_abandoned_slot *graveyard HO_GUARDED_GLOBAL(graveyard_mu);
+
 struct ho_abandoned {
   const struct ho_gpu_ops *gpu;
   ho_mutex mu;
@@ -126,10 +132,19 @@ void ho_abandoned_destroy(struct ho_abandoned *a)
   ho_abandoned_collect(a, NULL);
   ho_mutex_lock(&a->mu);
   unsigned left = a->ncopies;
-  /* Still running: the GPU may yet write the staging buffers, so their
-   * events, entries and memory are leaked rather than freed under it. */
+  struct ho_abandoned_slot *running = a->copies;
   a->copies = NULL;
   ho_mutex_unlock(&a->mu);
+  /* Still running: the GPU may yet write the staging buffers, so their
+   * events, entries and memory are leaked rather than freed under it. */
+  while (running) {
+    struct ho_abandoned_slot *next = running->next;
+    ho_mutex_lock(&graveyard_mu);
+    running->next = graveyard;
+    graveyard = running;
+    ho_mutex_unlock(&graveyard_mu);
+    running = next;
+  }
   if (left)
     ho_warn("%u staging copies still running at shutdown: their buffers are "
             "leaked on purpose", left);

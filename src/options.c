@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/log.h"
 
@@ -100,7 +101,9 @@ static void parse_unsigned(const char *name, const char *v, unsigned min,
 /* "0", "n", "N" (and anything starting with them) mean off. */
 static bool starts_with_no(const char *v)
 {
-  return v[0] == '0' || v[0] == 'n' || v[0] == 'N';
+  /* 0, no, n..., and also false and off, which users write too. */
+  return v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' ||
+         v[0] == 'F' || strncasecmp(v, "off", 3) == 0;
 }
 
 static void parse_gpu_runtime(const char *name, const char *v, char *field,
@@ -145,7 +148,7 @@ void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
   if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_GPU_DIRECT")))
     o->require_gpu_direct = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_RDMA_DEBUG")))
-    o->rdma_debug = v[0] != '0';
+    o->rdma_debug = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_GPU_RUNTIME")))
     parse_gpu_runtime("HIPOBJ_GPU_RUNTIME", v, o->gpu_runtime,
                       sizeof o->gpu_runtime);

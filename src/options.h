@@ -12,10 +12,11 @@ struct ho_options {
   unsigned max_transfers;       /* HIPOBJ_MAX_TRANSFERS: 16, 1..1024 */
   unsigned stage_timeout_ms;    /* HIPOBJ_STAGE_TIMEOUT_MS: 30000, 1..86400000 */
   unsigned transfer_timeout_ms; /* HIPOBJ_TRANSFER_TIMEOUT_MS: 5000, 1..86400000 */
-  bool dmabuf;                  /* HIPOBJ_DMABUF: on; 0/n/N... turn it off */
-  bool require_gpu_direct;      /* HIPOBJ_REQUIRE_GPU_DIRECT: off; any value
-                                   not starting 0/n/N turns it on */
-  bool rdma_debug;              /* HIPOBJ_RDMA_DEBUG: any value not starting 0 */
+  /* Booleans: a value starting 0, n, N, f or F, or "off" in any case, is
+   * false; any other non-empty value is true; empty is unset. */
+  bool dmabuf;                  /* HIPOBJ_DMABUF: on */
+  bool require_gpu_direct;      /* HIPOBJ_REQUIRE_GPU_DIRECT: off */
+  bool rdma_debug;              /* HIPOBJ_RDMA_DEBUG: off */
   char gpu_runtime[8];          /* HIPOBJ_GPU_RUNTIME: auto|hip|cuda|none */
 };
 

@@ -6,6 +6,9 @@
 #include <stdio.h>
 
 static atomic_bool debug_on;
+static atomic_bool quiet;
+
+void ho_log_set_quiet(bool on) { atomic_store(&quiet, on); }
 
 void ho_log_set_debug(bool on) { atomic_store(&debug_on, on); }
 bool ho_log_debug_enabled(void) { return atomic_load(&debug_on); }
@@ -19,6 +22,8 @@ static void vlog(const char *level, const char *fmt, va_list ap)
 
 void ho_warn(const char *fmt, ...)
 {
+  if (atomic_load(&quiet))
+    return;
   va_list ap;
   va_start(ap, fmt);
   vlog("warning: ", fmt, ap);

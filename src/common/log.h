@@ -8,6 +8,8 @@
 #include <stdbool.h>
 
 void ho_log_set_debug(bool on);
+/* Silences ho_warn() too (fuzzers, tests of hostile input). */
+void ho_log_set_quiet(bool on);
 bool ho_log_debug_enabled(void);
 void ho_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ho_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -96,10 +96,11 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
   return err;
 }
 
-/* Reset the slot's connection, or replace it; NULL when both fail. */
+/* Reset the slot's connection if it was used, or replace it; NULL when
+ * both fail. */
 static struct ho_conn *recycle(struct ho_pool *p, struct ho_conn *c)
 {
-  if (c->state == HO_CONN_INIT || ho_conn_reset(c) == hipObjSuccess)
+  if ((c->state == HO_CONN_INIT && !c->dirty) || ho_conn_reset(c) == hipObjSuccess)
     return c;
   ho_conn_destroy(c);
   struct ho_conn *fresh = NULL;

@@ -287,6 +287,7 @@ hipObjOpError_t ho_conn_reset(struct ho_conn *c)
   if (qp_to_init(c, access) != 0)
     return hipObjRdmaError;
   c->state = HO_CONN_INIT;
+  c->dirty = false;
   return hipObjSuccess;
 }
 
@@ -296,6 +297,7 @@ hipObjOpError_t ho_conn_post_msg_recv(struct ho_conn *c)
   struct ibv_recv_wr wr = {.wr_id = HO_WRID_MSG_RECV, .sg_list = &sge, .num_sge = 1};
   struct ibv_recv_wr *bad = NULL;
   memset(c->msg, 0, HO_MSG_SIZE);
+  c->dirty = true;
   return c->dev->v->post_recv(c->qp, &wr, &bad) == 0 ? hipObjSuccess
                                                       : hipObjRdmaError;
 }

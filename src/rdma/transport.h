@@ -55,6 +55,7 @@ struct ho_conn {
   struct ibv_mr *msg_mr;
   uint8_t *msg;  /* [0, HO_MSG_SIZE) receive slot, then the send slot */
   enum ho_conn_state state;
+  bool dirty;        /* work posted since the last reset: reset before reuse */
   uint8_t rd_atomic; /* outstanding READs we issue / accept */
 };
 

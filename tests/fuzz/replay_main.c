@@ -3,15 +3,17 @@
  * directories given, then a deterministic stream of mutations of them, so
  * CI exercises the targets on every build under the sanitizers. */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+void ho_log_set_quiet(bool on);
 
 #define MAX_SEEDS 256
-#define MAX_INPUT 4096
+#define REPLAY_MAX_INPUT 4096
 
 static uint8_t *seeds[MAX_SEEDS];
 static size_t seed_len[MAX_SEEDS];
@@ -31,8 +33,8 @@ static void load_dir(const char *path)
     FILE *f = fopen(file, "rb");
     if (!f)
       continue;
-    uint8_t *buf = malloc(MAX_INPUT);
-    size_t n = buf ? fread(buf, 1, MAX_INPUT, f) : 0;
+    uint8_t *buf = malloc(REPLAY_MAX_INPUT);
+    size_t n = buf ? fread(buf, 1, REPLAY_MAX_INPUT, f) : 0;
     fclose(f);
     if (!buf)
       continue;
@@ -53,11 +55,12 @@ static uint64_t next(void)
 
 int main(int argc, char **argv)
 {
+  ho_log_set_quiet(true); /* hostile input makes the library warn */
   for (int i = 1; i < argc; i++)
     load_dir(argv[i]);
   for (size_t i = 0; i < nseeds; i++)
     LLVMFuzzerTestOneInput(seeds[i], seed_len[i]);
-  static uint8_t buf[MAX_INPUT];
+  static uint8_t buf[REPLAY_MAX_INPUT];
   unsigned iterations = 20000;
   for (unsigned it = 0; it < iterations; it++) {
     size_t n;
@@ -70,7 +73,7 @@ int main(int argc, char **argv)
         switch (next() % 4) {
         case 0: buf[next() % n] = (uint8_t)next(); break;
         case 1: n = next() % (n + 1); break;
-        case 2: if (n < MAX_INPUT) buf[n++] = (uint8_t)next(); break;
+        case 2: if (n < REPLAY_MAX_INPUT) buf[n++] = (uint8_t)next(); break;
         default: buf[next() % n] ^= (uint8_t)(1u << (next() % 8)); break;
         }
       }

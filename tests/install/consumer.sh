@@ -3,14 +3,14 @@
 # the installed header and library only: as C via pkg-config, as C++ via
 # pkg-config, and via the CMake package. Run each.
 set -eu
-build=$1 prefix=$2 cc=$3 cxx=$4
+build=$1 prefix=$2 cc=$3 cxx=$4 extra=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 pc=$(find "$prefix" -name hipobj.pc | head -n1)
 export PKG_CONFIG_PATH=$(dirname "$pc")
 command -v pkg-config >/dev/null || { echo "pkg-config missing: skip"; exit 77; }
-flags=$(pkg-config --cflags --libs hipobj)
+flags="$(pkg-config --cflags --libs hipobj) $extra"
 libdir=$(pkg-config --variable=libdir hipobj)
 "$cc" -std=c11 -Wall -Wextra -Werror -pedantic -o "$prefix/consumer_c" \
   -x c "$here/consumer.c" $flags
@@ -27,7 +27,8 @@ add_executable(consumer_cmake $here/consumer.c)
 target_link_libraries(consumer_cmake hipobj::hipobj)
 CM
 cmake -S "$prefix/cmake-consumer" -B "$prefix/cmake-consumer/build" \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" >/dev/null
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
+  -DCMAKE_C_FLAGS="$extra" -DCMAKE_EXE_LINKER_FLAGS="$extra" >/dev/null
 cmake --build "$prefix/cmake-consumer/build" >/dev/null
 LD_LIBRARY_PATH=$libdir "$prefix/cmake-consumer/build/consumer_cmake"
 echo "installed consumer: C, C++ and CMake package builds ran"

@@ -313,7 +313,8 @@ static void test_dmabuf(void **state)
   static const struct bool_case cases[] = {
       {"0", false},  {"n", false},   {"N", false},    {"no", false},
       {"No", false}, {"never", false}, {"0x1", false}, {"1", true},
-      {"y", true},   {"yes", true},  {"on", true},    {"off", true},
+      {"y", true},   {"yes", true},  {"on", true},    {"off", false},
+      {"OFF", false}, {"false", false}, {"F", false},
       {" 0", true},  {"\x01", true},
   };
   check_bools("HIPOBJ_DMABUF", cases, sizeof cases / sizeof cases[0],
@@ -325,6 +326,7 @@ static void test_require_gpu_direct(void **state)
   (void)state;
   static const struct bool_case cases[] = {
       {"0", false}, {"n", false},  {"N", false},    {"no", false},
+      {"off", false}, {"false", false},
       {"1", true},  {"y", true},   {"yes", true},   {"true", true},
       {"x", true},  {" n", true},  {"\xff", true},
   };
@@ -338,7 +340,8 @@ static void test_rdma_debug(void **state)
   (void)state;
   static const struct bool_case cases[] = {
       {"0", false}, {"00", false}, {"0n", false}, {"1", true},
-      {"y", true},  {"n", true},   {"N", true},   {"no", true},
+      {"y", true},  {"n", false},  {"N", false},  {"no", false},
+      {"off", false}, {"on", true},
   };
   check_bools("HIPOBJ_RDMA_DEBUG", cases, sizeof cases / sizeof cases[0],
               offsetof(struct ho_options, rdma_debug));

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: MIT */
+/* GET and PUT end to end on the simulated RC fabric: the library as client,
+ * the reference engine as server, bytes and paths verified. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fakes/fake_verbs.h"
+#include "fakes/sim_peer.h"
+#include "fakes/world.h"
+#include "hipobj.h"
+#include "instance.h"
+#include "rdma/transport.h"
+
+#define BUF_SIZE (3u << 20)
+#define OBJ_SIZE (2u << 20)
+
+struct fixture {
+  struct world w;
+  struct sim_peer peer;
+  uint8_t *buf;
+};
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t)((i * 2654435761u + seed) >> 13);
+}
+
+static int setup(void **state)
+{
+  struct fixture *f = calloc(1, sizeof *f);
+  if (!f || world_create(&f->w, NULL) != 0)
+    return -1;
+  if (world_init(&f->w, NULL) != hipObjSuccess &&
+      world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
+    return -1;
+  if (sim_peer_create(&f->peer, &f->w.plat, NULL, OBJ_SIZE) != 0)
+    return -1;
+  fill(f->peer.object, OBJ_SIZE, 7);
+  f->buf = aligned_alloc(4096, BUF_SIZE);
+  memset(f->buf, 0xee, BUF_SIZE);
+  if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state)
+{
+  struct fixture *f = *state;
+  hipObjBufDeregister(f->buf);
+  hipObjShutdown();
+  sim_peer_destroy(&f->peer);
+  world_destroy(&f->w);
+  free(f->buf);
+  free(f);
+  return 0;
+}
+
+static hipObjOpError_t get(struct fixture *f, uint64_t obj_off, size_t size,
+                           off_t buf_off, enum sim_mode mode)
+{
+  struct sim_request r;
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, obj_off, size);
+  r.mode = mode;
+  return hipObjGet(NULL, f->buf, size, buf_off, &sim_ops, &r).opError;
+}
+
+static hipObjOpError_t put(struct fixture *f, uint64_t obj_off, size_t size,
+                           off_t buf_off, enum sim_mode mode)
+{
+  struct sim_request r;
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_PUT, obj_off, size);
+  r.mode = mode;
+  return hipObjPut(NULL, f->buf, size, buf_off, &sim_ops, &r).opError;
+}
+
+static void get_sizes_and_offsets(void **state)
+{
+  struct fixture *f = *state;
+  static const size_t sizes[] = {1, 2, 1023, 1024, 1025, 4096, 65535,
+                                 65536, 65537, 1u << 20, OBJ_SIZE};
+  static const off_t offs[] = {0, 1, 4095, 1 << 20};
+  struct fake_dev_stats before, after;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    for (size_t j = 0; j < sizeof offs / sizeof offs[0]; j++) {
+      size_t n = sizes[i];
+      uint64_t obj_off = (OBJ_SIZE - n) / 3;
+      memset(f->buf, 0xee, BUF_SIZE);
+      fake_device_stats(WORLD_SERVER_NIC, &before);
+      assert_int_equal(get(f, obj_off, n, offs[j], SIM_NORMAL), hipObjSuccess);
+      fake_device_stats(WORLD_SERVER_NIC, &after);
+      /* The bytes arrived, by RDMA WRITE from the server's NIC ... */
+      assert_memory_equal(f->buf + offs[j], f->peer.object + obj_off, n);
+      assert_true(after.bytes_written - before.bytes_written == n);
+      /* ... and nothing around them was touched. */
+      if (offs[j] > 0)
+        assert_int_equal(f->buf[offs[j] - 1], 0xee);
+      if ((size_t)offs[j] + n < BUF_SIZE)
+        assert_int_equal(f->buf[offs[j] + n], 0xee);
+    }
+  }
+}
+
+static void put_sizes_and_offsets(void **state)
+{
+  struct fixture *f = *state;
+  static const size_t sizes[] = {1, 1025, 65536, 65537, (1u << 20) + 3};
+  struct fake_dev_stats before, after;
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    size_t n = sizes[i];
+    off_t off = (off_t)(i * 4099);
+    fill(f->buf + off, n, (uint32_t)i + 100);
+    memset(f->peer.object, 0, OBJ_SIZE);
+    fake_device_stats(WORLD_SERVER_NIC, &before);
+    assert_int_equal(put(f, 17, n, off, SIM_NORMAL), hipObjSuccess);
+    fake_device_stats(WORLD_SERVER_NIC, &after);
+    assert_memory_equal(f->peer.object + 17, f->buf + off, n);
+    assert_int_equal(f->peer.object[16], 0);
+    assert_int_equal(f->peer.object[17 + n], 0);
+    assert_true(after.bytes_read - before.bytes_read == n); /* RDMA READ */
+  }
+  assert_true(atomic_load(&f->peer.puts_committed) == 5);
+}
+
+static void puts_keep_several_reads_in_flight(void **state)
+{
+  struct fixture *f = *state;
+  fill(f->buf, OBJ_SIZE, 3);
+  assert_int_equal(put(f, 0, OBJ_SIZE, 0, SIM_NORMAL), hipObjSuccess);
+  struct ho_engine_stats st;
+  ho_engine_get_stats(f->peer.engine, &st);
+  assert_true(st.max_reads_in_flight > 1);
+  assert_memory_equal(f->peer.object, f->buf, OBJ_SIZE);
+}
+
+static void bad_arguments(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_request r;
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 0, 16);
+  assert_int_equal(get(f, 0, 0, 0, SIM_NORMAL), hipObjInvalidValue);
+  assert_int_equal(hipObjGet(NULL, f->buf, 16, BUF_SIZE - 15, &sim_ops, &r).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjGet(NULL, f->buf, SIZE_MAX, 16, &sim_ops, &r).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjGet(NULL, f->buf, 16, (off_t)INT64_MAX, &sim_ops, &r).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjGet(NULL, f->buf, 16, -1, &sim_ops, &r).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjGet(NULL, f->buf, 16, 0, NULL, &r).opError, hipObjInvalidValue);
+  hipObjOps_t half = {sim_ops.sendRequest, NULL};
+  assert_int_equal(hipObjGet(NULL, f->buf, 16, 0, &half, &r).opError, hipObjInvalidValue);
+  assert_int_equal(hipObjGet(NULL, NULL, 16, 0, &sim_ops, &r).opError, hipObjInvalidValue);
+  assert_int_equal(hipObjGet(NULL, f->buf + 1, 16, 0, &sim_ops, &r).opError,
+                   hipObjBufNotRegistered);
+  assert_int_equal(hipObjPut(NULL, f->buf + 1, 16, 0, &sim_ops, &r).opError,
+                   hipObjBufNotRegistered);
+  /* The exact end of the buffer is fine. */
+  assert_int_equal(get(f, 0, 16, BUF_SIZE - 16, SIM_NORMAL), hipObjSuccess);
+}
+
+static void s3_side_failures(void **state)
+{
+  struct fixture *f = *state;
+  static const enum sim_mode modes[] = {SIM_DECLINE, SIM_NO_REPLY_HEADER,
+                                        SIM_PLAIN_OK, SIM_MALFORMED_REPLY,
+                                        SIM_SEND_FAILS, SIM_LONG_REPLY};
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+    memset(f->buf, 0xee, 4096);
+    assert_int_equal(get(f, 0, 4096, 0, modes[i]), hipObjS3Error);
+    assert_int_equal(f->buf[0], 0xee); /* nothing moved */
+    assert_int_equal(put(f, 0, 4096, 0, modes[i]), hipObjS3Error);
+  }
+  /* The connections are clean afterwards. */
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+}
+
+static void decline_for_a_too_short_token(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_request r;
+  /* The server would move more than the client's buffer range. */
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 0, 8192);
+  assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                   hipObjS3Error);
+  assert_int_equal(r.start_result, HO_ENGINE_DECLINE);
+}
+
+static void server_never_sends_final(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer mute;
+  struct ho_engine_config cfg = {.fault_skip_final = true};
+  assert_int_equal(sim_peer_create(&mute, &f->w.plat, &cfg, 4096), 0);
+  struct sim_request r;
+  sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  /* The data arrives but without final the client cannot know: failure at
+   * the transfer timeout. */
+  assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                   hipObjRdmaError);
+  sim_peer_destroy(&mute);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+}
+
+static void final_with_wrong_cookie(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer liar;
+  struct ho_engine_config cfg = {.fault_bad_cookie = true};
+  assert_int_equal(sim_peer_create(&liar, &f->w.plat, &cfg, 4096), 0);
+  struct sim_request r;
+  sim_request_init(&r, &liar, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                   hipObjRdmaError);
+  sim_peer_destroy(&liar);
+}
+
+static void dropped_packets_are_retried(void **state)
+{
+  struct fixture *f = *state;
+  fake_device_drop_next(NULL, 3);
+  assert_int_equal(get(f, 5, 70000, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object + 5, 70000);
+  struct fake_dev_stats s;
+  fake_device_stats(WORLD_SERVER_NIC, &s);
+  fake_device_stats(WORLD_CLIENT_NIC, &s);
+}
+
+static void error_completion_fails_then_recovers(void **state)
+{
+  struct fixture *f = *state;
+  fake_device_force_error(WORLD_CLIENT_NIC, 1, IBV_WC_REM_ACCESS_ERR);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjRdmaError);
+  /* The next transfer gets a reset (or replaced) connection. */
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+}
+
+static void failing_verbs_calls(void **state)
+{
+  struct fixture *f = *state;
+  static const char *verbs[] = {"modify_qp", "post_send", "post_recv", "poll_cq"};
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+    fake_verb_fail(verbs[i], 0, 1, EIO);
+    hipObjOpError_t e = get(f, 0, 4096, 0, SIM_NORMAL);
+    fake_verb_fail(verbs[i], 0, 0, 0);
+    assert_true(e == hipObjRdmaError || e == hipObjS3Error || e == hipObjSuccess);
+    assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  }
+  void *other = malloc(8192);
+  fake_verb_fail("reg_mr", 0, 1, ENOMEM);
+  assert_int_equal(hipObjBufRegisterHost(other, 8192).opError, hipObjRdmaError);
+  assert_int_equal(hipObjBufDeregister(other).opError, hipObjBufNotRegistered);
+  free(other);
+}
+
+/* The QP and MR attributes the protocol depends on. */
+static void exact_attributes(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  struct ho_instance *inst = ho_instance_get();
+  struct ho_lease l;
+  assert_int_equal(ho_pool_acquire(inst->pool, false, true, &l), hipObjSuccess);
+  struct ibv_qp_attr a;
+  int mask = 0;
+  assert_int_equal(fake_qp_transition(l.conn->qp, IBV_QPS_INIT, &a, &mask), 0);
+  assert_int_equal(a.qp_access_flags, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+  ho_pool_release(&l);
+  /* Find the connection that carried the transfer: every leased one is
+   * RTR-able; check the last transition into RTR and RTS of any. */
+  bool seen = false;
+  for (int i = 0; i < 4 && !seen; i++) {
+    struct ho_lease x;
+    assert_int_equal(ho_pool_acquire(inst->pool, false, false, &x), hipObjSuccess);
+    if (fake_qp_transition(x.conn->qp, IBV_QPS_RTR, &a, &mask) == 0) {
+      seen = true;
+      assert_int_equal(a.path_mtu, IBV_MTU_1024); /* the port's active MTU */
+      assert_int_equal(a.max_dest_rd_atomic, 16);
+      assert_int_equal(a.ah_attr.is_global, 1);
+      assert_int_equal(fake_qp_transition(x.conn->qp, IBV_QPS_RTS, &a, &mask), 0);
+      assert_int_equal(a.retry_cnt, 6); /* never 7: rxe retries forever */
+      assert_int_equal(a.rnr_retry, 6);
+      assert_int_equal(a.timeout, 14);
+      assert_int_equal(a.max_rd_atomic, 16);
+    }
+    ho_pool_release(&x);
+  }
+  assert_true(seen);
+  struct ho_buf *b = ho_buffers_find(inst->buffers, f->buf);
+  assert_non_null(b);
+  assert_int_equal(fake_mr_access(b->mr), IBV_ACCESS_LOCAL_WRITE |
+                                              IBV_ACCESS_REMOTE_READ |
+                                              IBV_ACCESS_REMOTE_WRITE);
+  assert_int_equal(b->kind, HO_BUF_HOST);
+  ho_buf_put(b);
+  ho_instance_put(inst);
+}
+
+/* The architecture's first ordering: the server RDMA-WRITEs before the
+ * client's QP is connected. A QP in INIT drops the request; the server
+ * fails after its retries and the client's buffer stays untouched. */
+static void original_ordering_fails(void **state)
+{
+  struct fixture *f = *state;
+  struct ho_instance *inst = ho_instance_get();
+  struct ho_lease cl;
+  assert_int_equal(ho_pool_acquire(inst->pool, false, true, &cl), hipObjSuccess);
+  struct ho_device *sdev = NULL;
+  assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_SERVER_NIC, &sdev),
+                   hipObjSuccess);
+  struct ho_conn_attr attr = {8, 8, 0};
+  struct ho_conn *sc = NULL;
+  assert_int_equal(ho_conn_create(sdev, &attr, &sc), hipObjSuccess);
+  struct ho_token client;
+  ho_conn_token(cl.conn, &client);
+  assert_int_equal(ho_conn_connect(sc, &client), hipObjSuccess);
+
+  struct ho_buf *b = ho_buffers_find(inst->buffers, f->buf);
+  uint8_t *src = malloc(4096);
+  memset(src, 0x42, 4096);
+  struct ibv_mr *mr = fake_verbs_ops.reg_mr(sdev->pd, src, 4096, 0);
+  struct ibv_sge sge = {(uintptr_t)src, 4096, mr->lkey};
+  struct ibv_send_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1,
+                           .opcode = IBV_WR_RDMA_WRITE,
+                           .send_flags = IBV_SEND_SIGNALED,
+                           .wr.rdma = {(uintptr_t)f->buf, b->mr->rkey}};
+  struct ibv_send_wr *bad;
+  memset(f->buf, 0xee, 4096);
+  assert_int_equal(fake_verbs_ops.post_send(sc->qp, &wr, &bad), 0);
+  struct ibv_wc wc;
+  int n = 0;
+  for (int spin = 0; spin < 2000000 && n == 0; spin++)
+    n = fake_verbs_ops.poll_cq(sc->cq, 1, &wc);
+  assert_int_equal(n, 1);
+  assert_int_equal(wc.status, IBV_WC_RETRY_EXC_ERR);
+  assert_int_equal(f->buf[0], 0xee);
+  assert_int_equal(f->buf[4095], 0xee);
+
+  fake_verbs_ops.dereg_mr(mr);
+  free(src);
+  ho_buf_put(b);
+  ho_conn_destroy(sc);
+  ho_device_close(sdev);
+  ho_pool_release(&cl);
+  ho_instance_put(inst);
+}
+
+/* The client disappears after the reply: the server reclaims its QP at
+ * its ready timeout and serves the next request. */
+static void client_disappears_after_reply(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer quick;
+  struct ho_engine_config cfg = {.qps = 1, .ready_timeout_ms = 50};
+  assert_int_equal(sim_peer_create(&quick, &f->w.plat, &cfg, 4096), 0);
+  char *token = NULL;
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 4096, HIPOBJ_RDMA_OP_GET, &token).opError,
+                   hipObjSuccess);
+  struct sim_request r;
+  sim_request_init(&r, &quick, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(sim_ops.sendRequest(&r, token, HO_TOKEN_HEX), 0);
+  assert_int_equal(r.start_result, HO_ENGINE_STARTED);
+  /* The client walks away without sending ready. */
+  assert_int_equal(hipObjPutRdmaToken(token).opError, hipObjSuccess);
+  struct ho_engine_stats st = {0};
+  for (int i = 0; i < 400 && st.timed_out == 0; i++) {
+    struct timespec ts = {0, 5000000};
+    nanosleep(&ts, NULL);
+    ho_engine_get_stats(quick.engine, &st);
+  }
+  assert_int_equal(st.timed_out, 1);
+  /* Its only QP serves again. */
+  struct sim_request r2;
+  sim_request_init(&r2, &quick, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r2).opError, hipObjSuccess);
+  sim_peer_destroy(&quick);
+}
+
+/* A client that sends ready with a wrong cookie gets a final saying so, and
+ * nothing moves. */
+static void client_sends_wrong_cookie(void **state)
+{
+  struct fixture *f = *state;
+  char *token = NULL;
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 4096, HIPOBJ_RDMA_OP_GET, &token).opError,
+                   hipObjSuccess);
+  struct sim_request r;
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(sim_ops.sendRequest(&r, token, HO_TOKEN_HEX), 0);
+  /* Tamper with the cookie the reply carries before completing. */
+  char reply[HO_ENGINE_REPLY_MAX];
+  memcpy(reply, r.reply, sizeof reply);
+  reply[4 + 50] = reply[4 + 50] == '0' ? '1' : '0';
+  memset(f->buf, 0xee, 4096);
+  assert_int_equal(hipObjCompleteRdmaTransfer(token, reply, strlen(reply)).opError,
+                   hipObjRdmaError);
+  assert_int_equal(f->buf[0], 0xee);
+  assert_int_equal(hipObjPutRdmaToken(token).opError, hipObjSuccess);
+  struct ho_engine_stats st;
+  for (int i = 0; i < 200; i++) {
+    ho_engine_get_stats(f->peer.engine, &st);
+    if (st.bad_cookie)
+      break;
+    struct timespec ts = {0, 5000000};
+    nanosleep(&ts, NULL);
+  }
+  assert_int_equal(st.bad_cookie, 1);
+}
+
+static void application_driven_transfer(void **state)
+{
+  struct fixture *f = *state;
+  char *token = NULL;
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 8192, HIPOBJ_RDMA_OP_GET, &token).opError,
+                   hipObjSuccess);
+  assert_int_equal(strlen(token), 88);
+  struct sim_request r;
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 100, 8192);
+  assert_int_equal(sim_ops.sendRequest(&r, token, 88), 0);
+  char reply[HIPOBJ_REPLY_BUF_LEN];
+  size_t len = sizeof reply;
+  assert_int_equal(sim_ops.recvReply(&r, reply, &len), 0);
+  assert_int_equal(hipObjCompleteRdmaTransfer(token, reply, len).opError, hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object + 100, 8192);
+  /* A token completes once. */
+  assert_int_equal(hipObjCompleteRdmaTransfer(token, reply, len).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjPutRdmaToken(token).opError, hipObjSuccess);
+  /* Freed tokens and foreign pointers are refused, not trusted. */
+  char fake[89] = {0};
+  assert_int_equal(hipObjPutRdmaToken(fake).opError, hipObjInvalidValue);
+  assert_int_equal(hipObjPutRdmaToken(NULL).opError, hipObjInvalidValue);
+  assert_int_equal(hipObjCompleteRdmaTransfer(fake, "ok", 2).opError, hipObjInvalidValue);
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 8192, 7, &token).opError, hipObjInvalidValue);
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 0, HIPOBJ_RDMA_OP_GET, &token).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjGetRdmaToken(f->buf, BUF_SIZE + 1, HIPOBJ_RDMA_OP_GET, &token).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 1, HIPOBJ_RDMA_OP_GET, NULL).opError,
+                   hipObjInvalidValue);
+  /* Tokens never wait for a connection: Busy when all are taken. */
+  char *held[4];
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(hipObjGetRdmaToken(f->buf, 16, HIPOBJ_RDMA_OP_PUT, &held[i]).opError,
+                     hipObjSuccess);
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 16, HIPOBJ_RDMA_OP_PUT, &token).opError,
+                   hipObjBusy);
+  /* A buffer a token uses cannot be deregistered. */
+  assert_int_equal(hipObjBufDeregister(f->buf).opError, hipObjBusy);
+  assert_int_equal(hipObjCompleteRdmaTransfer(held[0], "501", 3).opError, hipObjS3Error);
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(hipObjPutRdmaToken(held[i]).opError, hipObjSuccess);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(get_sizes_and_offsets, setup, teardown),
+      cmocka_unit_test_setup_teardown(put_sizes_and_offsets, setup, teardown),
+      cmocka_unit_test_setup_teardown(puts_keep_several_reads_in_flight, setup, teardown),
+      cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
+      cmocka_unit_test_setup_teardown(s3_side_failures, setup, teardown),
+      cmocka_unit_test_setup_teardown(decline_for_a_too_short_token, setup, teardown),
+      cmocka_unit_test_setup_teardown(server_never_sends_final, setup, teardown),
+      cmocka_unit_test_setup_teardown(final_with_wrong_cookie, setup, teardown),
+      cmocka_unit_test_setup_teardown(dropped_packets_are_retried, setup, teardown),
+      cmocka_unit_test_setup_teardown(error_completion_fails_then_recovers, setup, teardown),
+      cmocka_unit_test_setup_teardown(failing_verbs_calls, setup, teardown),
+      cmocka_unit_test_setup_teardown(exact_attributes, setup, teardown),
+      cmocka_unit_test_setup_teardown(original_ordering_fails, setup, teardown),
+      cmocka_unit_test_setup_teardown(client_disappears_after_reply, setup, teardown),
+      cmocka_unit_test_setup_teardown(client_sends_wrong_cookie, setup, teardown),
+      cmocka_unit_test_setup_teardown(application_driven_transfer, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
