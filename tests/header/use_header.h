@@ -3,7 +3,8 @@
 #include "hipobj.h"
 #include "hipobj.h" /* twice: the include guard works */
 
-static inline int use_header(void)
+int use_header(void);
+int use_header(void)
 {
   hipObjConfig_t cfg = {0, 0, 0, 0, 0, -1, 0};
   hipObjOps_t ops = {0, 0};
