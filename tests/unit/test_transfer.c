@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -462,6 +463,30 @@ static void application_driven_transfer(void **state)
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
 }
 
+/* A buffer of exactly 4 GiB registers; one byte more does not; the last
+ * bytes of it transfer. The memory is reserved, not touched. */
+static void four_gib_limit(void **state)
+{
+  struct fixture *f = *state;
+  const size_t four = (size_t)HIPOBJ_MAX_BUFFER_SIZE;
+  uint8_t *big = mmap(NULL, four + 4096, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (big == MAP_FAILED)
+    skip();
+  assert_int_equal(hipObjBufRegisterHost(big, four + 1).opError, hipObjSizeTooLarge);
+  assert_int_equal(hipObjBufRegisterHost(big, four).opError, hipObjSuccess);
+  struct sim_request r;
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 64, 100);
+  assert_int_equal(hipObjGet(NULL, big, 100, (off_t)(four - 100), &sim_ops, &r).opError,
+                   hipObjSuccess);
+  assert_memory_equal(big + four - 100, f->peer.object + 64, 100);
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 64, 101);
+  assert_int_equal(hipObjGet(NULL, big, 101, (off_t)(four - 100), &sim_ops, &r).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjBufDeregister(big).opError, hipObjSuccess);
+  munmap(big, four + 4096);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -481,6 +506,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(client_disappears_after_reply, setup, teardown),
       cmocka_unit_test_setup_teardown(client_sends_wrong_cookie, setup, teardown),
       cmocka_unit_test_setup_teardown(application_driven_transfer, setup, teardown),
+      cmocka_unit_test_setup_teardown(four_gib_limit, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
