@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* The server's command line. hs_config_parse is a pure function of argv
+ * (and two environment variables for the credentials), so it is tested
+ * without starting anything. */
+#ifndef HS_CONFIG_H
+#define HS_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "buf.h"
+
+struct hs_config {
+  char listen_host[256]; /* numeric IPv4 or IPv6 address, or a name */
+  uint16_t listen_port;  /* 0: any free port */
+  const char *data_dir;  /* NULL: in memory */
+  const char *nic;       /* NULL: chosen as the library does */
+  const char *access_key;
+  const char *secret_key;
+  const char *region;
+  const char *stats_file;
+  unsigned stats_interval_ms;
+  bool decline_rdma;
+  bool no_rdma;
+  bool log_requests;
+  uint64_t max_object_size;
+  uint64_t max_header_size;
+  uint64_t max_xml_size;
+  uint64_t min_part_size;
+  unsigned max_connections;
+  unsigned idle_timeout_s;
+  unsigned max_clock_skew_s; /* 0: not checked */
+  unsigned max_buckets;
+  unsigned max_uploads;
+  unsigned rdma_timeout_ms;
+  unsigned rdma_qps;
+  uint64_t rdma_chunk_size;
+};
+
+enum hs_config_result { HS_CONFIG_OK, HS_CONFIG_HELP, HS_CONFIG_VERSION,
+                        HS_CONFIG_ERROR };
+
+/* Defaults, then argv. On HS_CONFIG_ERROR, err holds one line saying why.
+ * Strings point into argv or the environment. */
+enum hs_config_result hs_config_parse(int argc, char **argv,
+                                      struct hs_config *out,
+                                      struct hs_buf *err);
+void hs_config_usage(FILE *f);
+
+/* "123", "64K", "5M", "5G", "1T" (powers of 1024; "KiB" etc. also); false
+ * on anything else or overflow. */
+bool hs_parse_size(const char *s, uint64_t *out);
+/* "HOST:PORT", "[V6]:PORT" or ":PORT" (meaning 127.0.0.1). */
+bool hs_parse_listen(const char *s, char host[256], uint16_t *port);
+
+#endif

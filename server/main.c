@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* hipobj-test-server: options, start-up, the wait for a signal, shutdown. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "http.h"
+#include "rdma.h"
+#include "s3.h"
+#include "stats.h"
+#include "store.h"
+
+#define PROG "hipobj-test-server"
+
+static void write_stats(const struct hs_config *cfg, struct hs_stats *stats,
+                        struct hs_store *store)
+{
+  if (!cfg->stats_file)
+    return;
+  struct hs_store_usage u;
+  hs_store_usage(store, &u);
+  if (hs_stats_write_file(cfg->stats_file, stats, &u))
+    fprintf(stderr, PROG ": cannot write %s\n", cfg->stats_file);
+}
+
+/* Blocks until SIGINT or SIGTERM, writing the stats file meanwhile. */
+static int wait_for_signal(const sigset_t *set, const struct hs_config *cfg,
+                           struct hs_stats *stats, struct hs_store *store)
+{
+  unsigned ms = cfg->stats_file ? cfg->stats_interval_ms : 3600000;
+  struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+  for (;;) {
+    int sig = sigtimedwait(set, NULL, &ts);
+    if (sig == SIGINT || sig == SIGTERM)
+      return sig;
+    if (sig < 0 && errno != EAGAIN && errno != EINTR)
+      return -1;
+    write_stats(cfg, stats, store);
+  }
+}
+
+static int run(const struct hs_config *cfg, const sigset_t *set)
+{
+  static struct hs_stats stats;
+  hs_stats_init(&stats);
+  struct hs_store_config sc = {.data_dir = cfg->data_dir,
+                               .max_object_size = cfg->max_object_size,
+                               .min_part_size = cfg->min_part_size,
+                               .max_buckets = cfg->max_buckets,
+                               .max_uploads = cfg->max_uploads};
+  struct hs_store *store = NULL;
+  struct hs_rdma *rdma = NULL;
+  struct hs_http *http = NULL;
+  struct hs_buf why;
+  hs_buf_init(&why, 4096);
+  int status = 1;
+  if (hs_store_open(&sc, &store)) {
+    fprintf(stderr, PROG ": cannot open the store%s%s\n",
+            cfg->data_dir ? " in " : "", cfg->data_dir ? cfg->data_dir : "");
+    goto out;
+  }
+  if (hs_rdma_open(cfg, &stats, store, &rdma, &why)) {
+    fprintf(stderr, PROG ": cannot use RDMA device %s: %s\n",
+            cfg->nic ? cfg->nic : "(default)", hs_buf_cstr(&why));
+    goto out_store;
+  }
+  if (!rdma)
+    fprintf(stderr,
+            PROG ": RDMA unavailable (%s): serving plain HTTP only; requests "
+                 "with x-amz-rdma-token get 501\n",
+            hs_buf_cstr(&why));
+  struct hs_server srv = {
+      .cfg = cfg, .store = store, .stats = &stats, .rdma = rdma};
+  atomic_init(&srv.next_id, ((uint64_t)time(NULL) << 24) ^ 0x5eed);
+  char bound[128];
+  hs_buf_free(&why);
+  if (hs_http_start(&srv, &http, bound, sizeof bound, &why)) {
+    fprintf(stderr, PROG ": %s\n", hs_buf_cstr(&why));
+    goto out_rdma;
+  }
+  printf("listening on %s\n", bound);
+  fflush(stdout);
+  status = wait_for_signal(set, cfg, &stats, store) < 0 ? 1 : 0;
+  hs_http_stop(http);
+out_rdma:
+  hs_rdma_close(rdma);
+  write_stats(cfg, &stats, store);
+out_store:
+  hs_store_close(store);
+out:
+  hs_buf_free(&why);
+  return status;
+}
+
+int main(int argc, char **argv)
+{
+  struct hs_config cfg;
+  struct hs_buf err;
+  hs_buf_init(&err, 4096);
+  switch (hs_config_parse(argc, argv, &cfg, &err)) {
+  case HS_CONFIG_HELP:
+    hs_config_usage(stdout);
+    return 0;
+  case HS_CONFIG_VERSION:
+    printf(PROG " " HIPOBJ_SERVER_VERSION "\n");
+    return 0;
+  case HS_CONFIG_ERROR:
+    fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", hs_buf_cstr(&err));
+    hs_buf_free(&err);
+    return 2;
+  case HS_CONFIG_OK:
+    break;
+  }
+  hs_buf_free(&err);
+  /* Every thread inherits this mask; only the main thread takes signals. */
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  return run(&cfg, &set);
+}

@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/* One request's life: parse the target, authenticate, route, receive the
+ * body (decoding aws-chunked, hashing, streaming it to the store), and run
+ * the operation. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "awschunk.h"
+#include "s3_internal.h"
+
+/* A request that should not have a body may still send this much. */
+#define STRAY_BODY_MAX (64u << 10)
+
+struct hs_op_ext {
+  struct hs_op op;
+  struct hs_awschunk chunk;
+  uint64_t raw_bytes; /* body bytes as received, before decoding */
+};
+
+static struct hs_op_ext *ext(struct hs_op *op)
+{
+  return (struct hs_op_ext *)op;
+}
+
+/* ---- response helpers -------------------------------------------------- */
+
+void hs_resp_header(struct hs_response *r, const char *name, const char *value)
+{
+  hs_buf_append(&r->headers, name, strlen(name) + 1);
+  hs_buf_append(&r->headers, value, strlen(value) + 1);
+}
+
+void hs_resp_headerf(struct hs_response *r, const char *name, const char *fmt,
+                     ...)
+{
+  char v[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(v, sizeof v, fmt, ap);
+  va_end(ap);
+  if (n >= 0 && (size_t)n < sizeof v)
+    hs_resp_header(r, name, v);
+  else
+    r->headers.failed = true;
+}
+
+bool hs_resp_next_header(const struct hs_response *r, size_t *pos,
+                         const char **name, const char **value)
+{
+  const struct hs_buf *b = &r->headers;
+  if (b->failed || !b->data || *pos >= b->len)
+    return false;
+  *name = b->data + *pos;
+  size_t nl = strlen(*name) + 1;
+  if (*pos + nl >= b->len)
+    return false;
+  *value = b->data + *pos + nl;
+  *pos += nl + strlen(*value) + 1;
+  return true;
+}
+
+void hs_op_resp_reset(struct hs_op *op)
+{
+  struct hs_response *r = &op->resp;
+  hs_buf_free(&r->headers);
+  hs_buf_free(&r->body);
+  hs_reader_close(r->reader);
+  r->reader = NULL;
+  r->status = 200;
+  r->head = false;
+  hs_resp_header(r, "x-amz-request-id", op->request_id);
+}
+
+void hs_op_xml_begin(struct hs_op *op, unsigned status)
+{
+  op->resp.status = status;
+  op->done = true;
+  hs_resp_header(&op->resp, "Content-Type", "application/xml");
+  hs_buf_puts(&op->resp.body, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+}
+
+/* ---- attributes --------------------------------------------------------- */
+
+enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
+{
+  struct hs_obj_attrs a;
+  memset(&a, 0, sizeof a);
+  const char *ct = hs_header_get(&op->req.headers, "content-type");
+  if (ct) {
+    size_t n = strlen(ct);
+    if (n >= sizeof a.content_type)
+      return HS_ERR_INVALID_ARGUMENT;
+    memcpy(a.content_type, ct, n + 1);
+  }
+  size_t used = 0;
+  for (size_t i = 0; i < op->req.headers.n; i++) {
+    const struct hs_kv *h = &op->req.headers.v[i];
+    if (strncasecmp(h->name, "x-amz-meta-", 11) != 0)
+      continue;
+    const char *name = h->name + 11;
+    size_t nl = strlen(name), vl = strlen(h->value);
+    if (nl == 0 || used + nl + vl + 2 > HS_USER_META_MAX)
+      return HS_ERR_INVALID_ARGUMENT;
+    for (size_t k = 0; k < nl; k++) {
+      char c = name[k];
+      a.meta[used++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+    }
+    a.meta[used++] = ':';
+    memcpy(a.meta + used, h->value, vl);
+    used += vl;
+    a.meta[used++] = '\n';
+  }
+  a.meta[used] = '\0';
+  *out = a;
+  return HS_OK;
+}
+
+void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info)
+{
+  struct hs_response *r = &op->resp;
+  char date[40];
+  hs_time_http(info->mtime, date);
+  hs_resp_headerf(r, "ETag", "\"%s\"", info->etag);
+  hs_resp_header(r, "Last-Modified", date);
+  hs_resp_header(r, "Content-Type", info->attrs.content_type[0]
+                                        ? info->attrs.content_type
+                                        : "binary/octet-stream");
+  hs_resp_header(r, "Accept-Ranges", "bytes");
+  const char *m = info->attrs.meta;
+  while (*m) {
+    const char *colon = strchr(m, ':');
+    const char *nl = strchr(m, '\n');
+    if (!colon || !nl || colon > nl)
+      break;
+    char name[HS_USER_META_MAX + 16], value[HS_USER_META_MAX + 1];
+    snprintf(name, sizeof name, "x-amz-meta-%.*s", (int)(colon - m), m);
+    snprintf(value, sizeof value, "%.*s", (int)(nl - colon - 1), colon + 1);
+    hs_resp_header(r, name, value);
+    m = nl + 1;
+  }
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+struct hs_op *hs_op_new(struct hs_server *srv, const struct hs_request *req)
+{
+  struct hs_op_ext *x = calloc(1, sizeof *x);
+  if (!x)
+    return NULL;
+  struct hs_op *op = &x->op;
+  op->srv = srv;
+  op->req = *req;
+  op->method = hs_method_of(req->method);
+  op->kind = HS_OP_NOT_FOUND;
+  uint64_t id = atomic_fetch_add(&srv->next_id, 1);
+  snprintf(op->request_id, sizeof op->request_id, "%016llX",
+           (unsigned long long)id);
+  hs_buf_init(&op->resp.headers, 64u << 10);
+  hs_buf_init(&op->resp.body, 0);
+  hs_buf_init(&op->body, srv->cfg->max_xml_size);
+  hs_awschunk_init(&x->chunk);
+  hs_op_resp_reset(op);
+  return op;
+}
+
+void hs_op_free(struct hs_op *op)
+{
+  if (!op)
+    return;
+  if (op->writer) {
+    hs_writer_abort(op->writer);
+    hs_stat_add(&op->srv->stats->aborted_bodies, 1);
+  }
+  hs_auth_free(&op->auth);
+  hs_query_free(&op->query);
+  hs_buf_free(&op->body);
+  hs_buf_free(&op->resp.headers);
+  hs_buf_free(&op->resp.body);
+  hs_reader_close(op->resp.reader);
+  free(ext(op));
+}
+
+struct hs_response *hs_op_response(struct hs_op *op)
+{
+  if (!op->done)
+    hs_op_error(op, HS_ERR_INTERNAL);
+  if (op->resp.headers.failed || op->resp.body.failed) {
+    op->resp.headers.failed = false;
+    op->resp.body.failed = false;
+    hs_op_resp_reset(op);
+    hs_op_error(op, HS_ERR_NOMEM);
+  }
+  return &op->resp;
+}
+
+const char *hs_op_name(const struct hs_op *op)
+{
+  return hs_s3_kind_name(op->kind);
+}
+
+const char *hs_op_path(const struct hs_op *op)
+{
+  return op->rdma ? "rdma" : "http";
+}
+
+uint64_t hs_op_body_bytes(const struct hs_op *op) { return op->body_bytes; }
+
+/* ---- begin -------------------------------------------------------------- */
+
+static struct hs_sigv4_request sigv4_request(const struct hs_op *op)
+{
+  struct hs_sigv4_request r = {.method = op->req.method,
+                               .path = op->path,
+                               .query = &op->query,
+                               .headers = &op->req.headers};
+  return r;
+}
+
+static size_t header_section_size(const struct hs_op *op)
+{
+  size_t n = strlen(op->req.method) + strlen(op->req.target) + 16;
+  for (size_t i = 0; i < op->req.headers.n; i++)
+    n += strlen(op->req.headers.v[i].name) +
+         strlen(op->req.headers.v[i].value) + 4;
+  return n;
+}
+
+static enum hs_err parse_target(struct hs_op *op)
+{
+  const char *t = op->req.target;
+  if (!hs_target_split(t, strlen(t), &op->path, &op->query_raw))
+    return HS_ERR_INVALID_URI;
+  enum hs_err err = hs_query_parse(op->query_raw.p, op->query_raw.len,
+                                   &op->query);
+  if (err)
+    return err;
+  return hs_path_parse(op->path.p, op->path.len, op->bucket, op->key,
+                       &op->key_len);
+}
+
+static enum hs_err parse_content_md5(struct hs_op *op)
+{
+  const char *v = hs_header_get(&op->req.headers, "content-md5");
+  if (!v)
+    return HS_OK;
+  if (!hs_base64_decode(v, strlen(v), op->content_md5, HS_MD5_LEN))
+    return HS_ERR_INVALID_DIGEST;
+  op->has_content_md5 = true;
+  return HS_OK;
+}
+
+static bool body_expected(const struct hs_op *op)
+{
+  return op->req.chunked || (op->req.has_length && op->req.content_length);
+}
+
+static enum hs_step dispatch_begin(struct hs_op *op)
+{
+  switch (op->kind) {
+  case HS_OP_PUT_OBJECT:
+  case HS_OP_COPY_OBJECT:
+  case HS_OP_GET_OBJECT:
+  case HS_OP_HEAD_OBJECT:
+  case HS_OP_DELETE_OBJECT:
+    return hs_s3_object_begin(op);
+  case HS_OP_CREATE_UPLOAD:
+  case HS_OP_UPLOAD_PART:
+  case HS_OP_COMPLETE_UPLOAD:
+  case HS_OP_ABORT_UPLOAD:
+  case HS_OP_LIST_PARTS:
+    return hs_s3_multipart_begin(op);
+  default:
+    return hs_s3_bucket_begin(op);
+  }
+}
+
+static void dispatch_end(struct hs_op *op)
+{
+  switch (op->kind) {
+  case HS_OP_PUT_OBJECT:
+  case HS_OP_COPY_OBJECT:
+  case HS_OP_GET_OBJECT:
+  case HS_OP_HEAD_OBJECT:
+  case HS_OP_DELETE_OBJECT:
+    hs_s3_object_end(op);
+    break;
+  case HS_OP_CREATE_UPLOAD:
+  case HS_OP_UPLOAD_PART:
+  case HS_OP_COMPLETE_UPLOAD:
+  case HS_OP_ABORT_UPLOAD:
+  case HS_OP_LIST_PARTS:
+    hs_s3_multipart_end(op);
+    break;
+  default:
+    hs_s3_bucket_end(op);
+  }
+}
+
+static enum hs_step fail(struct hs_op *op, enum hs_err err)
+{
+  hs_op_error(op, err);
+  return HS_STEP_RESPOND;
+}
+
+static enum hs_err check_auth(struct hs_op *op)
+{
+  struct hs_sigv4_request r = sigv4_request(op);
+  enum hs_err err =
+      hs_auth_begin(&op->auth, op->srv->cfg, &r, (int64_t)time(NULL));
+  if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
+      err == HS_ERR_UNKNOWN_ACCESS_KEY || err == HS_ERR_AUTH_HEADER ||
+      err == HS_ERR_TIME_SKEWED || err == HS_ERR_EXPIRED)
+    hs_stat_add(&op->srv->stats->auth_failures, 1);
+  return err;
+}
+
+enum hs_step hs_op_begin(struct hs_op *op)
+{
+  const struct hs_config *cfg = op->srv->cfg;
+  hs_stat_add(&op->srv->stats->requests[op->method], 1);
+  if (header_section_size(op) > cfg->max_header_size)
+    return fail(op, HS_ERR_HEADERS_TOO_LARGE);
+  const char *t = op->req.target;
+  op->kind = hs_admin_route(op->req.method, t, strlen(t));
+  if (op->kind != HS_OP_NOT_FOUND) {
+    hs_target_split(t, strlen(t), &op->path, &op->query_raw);
+    hs_s3_admin(op);
+    return HS_STEP_RESPOND;
+  }
+  enum hs_err err = parse_target(op);
+  if (err)
+    return fail(op, err);
+  op->kind = hs_s3_route(
+      op->req.method, op->bucket[0] != '\0', op->key_len > 0, &op->query,
+      hs_header_get(&op->req.headers, "x-amz-copy-source") != NULL);
+  if (op->kind == HS_OP_METHOD_NOT_ALLOWED)
+    return fail(op, HS_ERR_METHOD_NOT_ALLOWED);
+  if (op->bucket[0] && !hs_bucket_name_valid(op->bucket))
+    return fail(op, HS_ERR_INVALID_BUCKET_NAME);
+  if ((err = check_auth(op)))
+    return fail(op, err);
+  if (op->kind == HS_OP_NOT_IMPLEMENTED)
+    return fail(op, HS_ERR_NOT_IMPLEMENTED);
+  if ((err = parse_content_md5(op)))
+    return fail(op, err);
+  if (hs_s3_rdma(op))
+    return HS_STEP_RESPOND;
+  op->body_mode = HS_BODY_NONE;
+  op->body_limit = STRAY_BODY_MAX;
+  if (dispatch_begin(op) == HS_STEP_RESPOND || op->done)
+    return HS_STEP_RESPOND;
+  if (op->req.has_length && op->req.content_length > op->body_limit &&
+      !hs_auth_streaming(&op->auth))
+    return fail(op, HS_ERR_ENTITY_TOO_LARGE);
+  if (!body_expected(op)) {
+    hs_op_end(op);
+    return HS_STEP_RESPOND;
+  }
+  return HS_STEP_BODY;
+}
+
+/* ---- body --------------------------------------------------------------- */
+
+static enum hs_err payload(void *ctx, const char *p, size_t n)
+{
+  struct hs_op *op = ctx;
+  if (n > op->body_limit - op->body_bytes)
+    return HS_ERR_ENTITY_TOO_LARGE;
+  op->body_bytes += n;
+  hs_auth_payload(&op->auth, p, n);
+  switch (op->body_mode) {
+  case HS_BODY_WRITER:
+    hs_stat_add(&op->srv->stats->http_bytes_in, n);
+    return hs_writer_write(op->writer, p, n);
+  case HS_BODY_BUFFER:
+    return hs_buf_append(&op->body, p, n) ? HS_OK : HS_ERR_ENTITY_TOO_LARGE;
+  default:
+    return HS_OK;
+  }
+}
+
+static enum hs_err chunk_end(void *ctx, uint64_t size, const char *sig)
+{
+  struct hs_op *op = ctx;
+  return hs_auth_chunk_end(&op->auth, sig);
+}
+
+void hs_op_body(struct hs_op *op, const char *data, size_t n)
+{
+  struct hs_op_ext *x = ext(op);
+  x->raw_bytes += n;
+  if (op->body_err || op->done)
+    return;
+  if (hs_auth_streaming(&op->auth)) {
+    struct hs_awschunk_cbs cbs = {
+        .ctx = op, .data = payload, .chunk_end = chunk_end, .trailer = NULL};
+    op->body_err = hs_awschunk_feed(&x->chunk, data, n, &cbs);
+  } else {
+    op->body_err = payload(op, data, n);
+  }
+}
+
+/* x-amz-decoded-content-length, when the body is aws-chunked. */
+static enum hs_err check_decoded_length(struct hs_op *op)
+{
+  const char *v =
+      hs_header_get(&op->req.headers, "x-amz-decoded-content-length");
+  if (!v)
+    return HS_OK;
+  char *end;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (*v < '0' || *v > '9' || *end || n != op->body_bytes)
+    return HS_ERR_INCOMPLETE_BODY;
+  return HS_OK;
+}
+
+void hs_op_end(struct hs_op *op)
+{
+  if (op->done)
+    return;
+  enum hs_err err = op->body_err;
+  if (err == HS_ERR_INVALID_ARGUMENT && hs_auth_streaming(&op->auth))
+    err = HS_ERR_INCOMPLETE_BODY;
+  if (!err && hs_auth_streaming(&op->auth)) {
+    if (!hs_awschunk_done(&ext(op)->chunk))
+      err = HS_ERR_INCOMPLETE_BODY;
+    else
+      err = check_decoded_length(op);
+  }
+  if (!err && op->req.has_length && !op->req.chunked &&
+      ext(op)->raw_bytes != op->req.content_length)
+    err = HS_ERR_INCOMPLETE_BODY;
+  if (!err) {
+    struct hs_sigv4_request r = sigv4_request(op);
+    err = hs_auth_end(&op->auth, op->srv->cfg, &r);
+    if (err == HS_ERR_SIGNATURE)
+      hs_stat_add(&op->srv->stats->auth_failures, 1);
+  }
+  if (!err && op->body_mode == HS_BODY_BUFFER && op->has_content_md5) {
+    uint8_t d[HS_MD5_LEN];
+    hs_md5(hs_buf_cstr(&op->body), op->body.len, d);
+    if (!hs_mem_equal(d, op->content_md5, HS_MD5_LEN))
+      err = HS_ERR_BAD_DIGEST;
+  }
+  if (err) {
+    hs_op_error(op, err);
+    return;
+  }
+  dispatch_end(op);
+  if (!op->done)
+    hs_op_error(op, HS_ERR_INTERNAL);
+}

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the s3_*.c files: the op's state, the routing table, the error
+ * responses. Not used by http.c. */
+#ifndef HS_S3_INTERNAL_H
+#define HS_S3_INTERNAL_H
+
+#include "auth.h"
+#include "hash.h"
+#include "s3.h"
+#include "uri.h"
+
+enum hs_s3_kind {
+  HS_OP_LIST_BUCKETS,
+  HS_OP_CREATE_BUCKET,
+  HS_OP_DELETE_BUCKET,
+  HS_OP_HEAD_BUCKET,
+  HS_OP_LIST_OBJECTS,
+  HS_OP_LIST_OBJECTS_V2,
+  HS_OP_GET_LOCATION,
+  HS_OP_GET_VERSIONING,
+  HS_OP_LIST_UPLOADS,
+  HS_OP_DELETE_OBJECTS,
+  HS_OP_PUT_OBJECT,
+  HS_OP_COPY_OBJECT,
+  HS_OP_GET_OBJECT,
+  HS_OP_HEAD_OBJECT,
+  HS_OP_DELETE_OBJECT,
+  HS_OP_CREATE_UPLOAD,
+  HS_OP_UPLOAD_PART,
+  HS_OP_COMPLETE_UPLOAD,
+  HS_OP_ABORT_UPLOAD,
+  HS_OP_LIST_PARTS,
+  HS_OP_ADMIN_STATS,
+  HS_OP_ADMIN_HEALTH,
+  HS_OP_NOT_FOUND,
+  HS_OP_NOT_IMPLEMENTED,
+  HS_OP_METHOD_NOT_ALLOWED,
+  HS_OP__COUNT
+};
+
+/* Which operation a request is: a pure function of the method, whether a
+ * bucket and a key are present, the query and whether x-amz-copy-source is
+ * present. Admin paths are decided before (hs_admin_route). */
+enum hs_s3_kind hs_s3_route(const char *method, bool has_bucket, bool has_key,
+                            const struct hs_query *q, bool copy_source);
+enum hs_s3_kind hs_admin_route(const char *method, const char *path,
+                               size_t len);
+const char *hs_s3_kind_name(enum hs_s3_kind k);
+
+enum hs_body_mode {
+  HS_BODY_NONE,    /* not expected: up to a small limit, discarded */
+  HS_BODY_BUFFER,  /* an XML document, kept in op->body */
+  HS_BODY_WRITER,  /* object or part bytes, into op->writer */
+};
+
+struct hs_op {
+  struct hs_server *srv;
+  struct hs_request req;
+  enum hs_method method;
+  struct hs_span path;
+  struct hs_span query_raw;
+  struct hs_query query;
+  char bucket[HS_BUCKET_MAX + 1];
+  char key[HS_KEY_MAX + 1];
+  size_t key_len;
+  enum hs_s3_kind kind;
+  char request_id[17];
+
+  struct hs_auth auth;
+
+  enum hs_body_mode body_mode;
+  struct hs_buf body;       /* HS_BODY_BUFFER */
+  struct hs_writer *writer; /* HS_BODY_WRITER */
+  uint64_t body_bytes;      /* payload bytes received (decoded) */
+  uint64_t body_limit;
+  bool has_content_md5;
+  uint8_t content_md5[HS_MD5_LEN];
+  enum hs_err body_err; /* the first error while receiving */
+  unsigned part_number;  /* UploadPart */
+  const char *upload_id; /* UploadPart, Complete, Abort, ListParts */
+
+  bool rdma;             /* the payload is to move by RDMA */
+  bool rdma_reply_sent;  /* x-amz-rdma-reply is in the response */
+
+  struct hs_response resp;
+  bool done; /* resp is final */
+};
+
+/* Forgets any response set so far: status 200, only x-amz-request-id. */
+void hs_op_resp_reset(struct hs_op *op);
+
+/* Sets resp to the S3 error for err, with the XML body (none for HEAD). */
+void hs_op_error(struct hs_op *op, enum hs_err err);
+void hs_op_error_msg(struct hs_op *op, enum hs_err err, const char *message);
+/* Status and S3 code of an error. */
+unsigned hs_err_status(enum hs_err err);
+const char *hs_err_code(enum hs_err err);
+const char *hs_err_message(enum hs_err err);
+
+/* Starts a 200 response with an XML body: the declaration is written. */
+void hs_op_xml_begin(struct hs_op *op, unsigned status);
+
+/* The handlers. begin: headers known, decide the body mode or respond.
+ * end: the body is complete (op->body_err is HS_OK). */
+enum hs_step hs_s3_bucket_begin(struct hs_op *op);
+void hs_s3_bucket_end(struct hs_op *op);
+void hs_s3_list_objects(struct hs_op *op, bool v2);
+void hs_s3_list_buckets(struct hs_op *op);
+enum hs_step hs_s3_object_begin(struct hs_op *op);
+void hs_s3_object_end(struct hs_op *op);
+enum hs_step hs_s3_multipart_begin(struct hs_op *op);
+void hs_s3_multipart_end(struct hs_op *op);
+void hs_s3_admin(struct hs_op *op);
+
+/* RDMA requests (s3_rdma.c): whether the request carries a token; if it
+ * does, the answer (400, 501, or the engine's) is set in op->resp. */
+bool hs_s3_rdma(struct hs_op *op);
+
+/* Reads the attributes a PUT gives (Content-Type, x-amz-meta-*).
+ * Errors: HS_ERR_INVALID_ARGUMENT (too long). */
+enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out);
+/* Adds ETag, Last-Modified, Content-Type and x-amz-meta-* headers. */
+void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info);
+
+/* Time formats. */
+void hs_time_iso8601(int64_t t, char out[32]);
+void hs_time_http(int64_t t, char out[40]);
+bool hs_time_parse_http(const char *s, int64_t *out);
+
+#endif

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/* Object operations over HTTP: PutObject, CopyObject, GetObject (with
+ * Range and conditions), HeadObject, DeleteObject. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "range.h"
+#include "s3_internal.h"
+#include "xml.h"
+
+#define S3_NS "http://s3.amazonaws.com/doc/2006-03-01/"
+#define COPY_CHUNK (1u << 20)
+
+/* The size the client announced for the payload. */
+static uint64_t size_hint(const struct hs_op *op)
+{
+  const char *d =
+      hs_header_get(&op->req.headers, "x-amz-decoded-content-length");
+  if (hs_auth_streaming(&op->auth) && d)
+    return strtoull(d, NULL, 10);
+  return op->req.has_length ? op->req.content_length : 0;
+}
+
+static enum hs_step put_begin(struct hs_op *op)
+{
+  struct hs_obj_attrs attrs;
+  enum hs_err err = hs_op_attrs(op, &attrs);
+  uint64_t hint = size_hint(op);
+  if (!err && hint > op->srv->cfg->max_object_size)
+    err = HS_ERR_ENTITY_TOO_LARGE;
+  if (!err)
+    err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, hint,
+                       &op->writer);
+  if (err) {
+    hs_op_error(op, err);
+    return HS_STEP_RESPOND;
+  }
+  op->body_mode = HS_BODY_WRITER;
+  op->body_limit = op->srv->cfg->max_object_size;
+  return HS_STEP_BODY;
+}
+
+static void put_end(struct hs_op *op)
+{
+  struct hs_obj_info info;
+  struct hs_writer *w = op->writer;
+  op->writer = NULL;
+  enum hs_err err = hs_writer_commit(
+      w, op->has_content_md5 ? op->content_md5 : NULL, &info);
+  if (err) {
+    hs_op_error(op, err);
+    return;
+  }
+  hs_stat_add(&op->srv->stats->http_objects_in, 1);
+  hs_resp_headerf(&op->resp, "ETag", "\"%s\"", info.etag);
+  op->done = true;
+}
+
+/* ---- conditions --------------------------------------------------------- */
+
+/* Whether the If-Match / If-None-Match list names this ETag ("*" does). */
+static bool etag_listed(const char *list, const char *etag)
+{
+  const char *p = list;
+  while (*p) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    if (!*p)
+      break;
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    while (n && p[n - 1] == ' ')
+      n--;
+    if (n == 1 && *p == '*')
+      return true;
+    if (n > 2 && p[0] == 'W' && p[1] == '/') {
+      p += 2;
+      n -= 2;
+    }
+    char norm[HS_ETAG_MAX];
+    if (hs_etag_normalize(p, n, norm) && strcmp(norm, etag) == 0)
+      return true;
+    p = end ? end + 1 : p + strlen(p);
+  }
+  return false;
+}
+
+static enum hs_err conditions(const struct hs_op *op,
+                              const struct hs_obj_info *info)
+{
+  const struct hs_headers *h = &op->req.headers;
+  const char *im = hs_header_get(h, "if-match");
+  const char *ius = hs_header_get(h, "if-unmodified-since");
+  const char *inm = hs_header_get(h, "if-none-match");
+  const char *ims = hs_header_get(h, "if-modified-since");
+  int64_t t;
+  if (im && !etag_listed(im, info->etag))
+    return HS_ERR_PRECONDITION;
+  if (!im && ius && hs_time_parse_http(ius, &t) && info->mtime > t)
+    return HS_ERR_PRECONDITION;
+  if (inm && etag_listed(inm, info->etag))
+    return HS_ERR_NOT_MODIFIED;
+  if (!inm && ims && hs_time_parse_http(ims, &t) && info->mtime <= t)
+    return HS_ERR_NOT_MODIFIED;
+  return HS_OK;
+}
+
+/* ---- GET and HEAD ------------------------------------------------------- */
+
+static void get_end(struct hs_op *op, bool head)
+{
+  struct hs_obj_info info;
+  struct hs_reader *r = NULL;
+  enum hs_err err = hs_store_get(op->srv->store, op->bucket, op->key, &info,
+                                 head ? NULL : &r);
+  if (!err)
+    err = conditions(op, &info);
+  if (err) {
+    hs_reader_close(r);
+    hs_op_error(op, err);
+    if (err == HS_ERR_NOT_MODIFIED) {
+      char date[40];
+      hs_time_http(info.mtime, date);
+      hs_resp_headerf(&op->resp, "ETag", "\"%s\"", info.etag);
+      hs_resp_header(&op->resp, "Last-Modified", date);
+    }
+    return;
+  }
+  uint64_t first = 0, count = info.size;
+  const char *range = hs_header_get(&op->req.headers, "range");
+  enum hs_range_result rr =
+      range ? hs_range_parse(range, strlen(range), info.size, &first, &count)
+            : HS_RANGE_IGNORE;
+  if (rr == HS_RANGE_UNSATISFIABLE) {
+    hs_reader_close(r);
+    hs_op_error(op, HS_ERR_INVALID_RANGE);
+    hs_resp_headerf(&op->resp, "Content-Range", "bytes */%llu",
+                    (unsigned long long)info.size);
+    return;
+  }
+  hs_op_object_headers(op, &info);
+  op->resp.status = 200;
+  if (rr == HS_RANGE_OK) {
+    op->resp.status = 206;
+    hs_resp_headerf(&op->resp, "Content-Range", "bytes %llu-%llu/%llu",
+                    (unsigned long long)first,
+                    (unsigned long long)(first + count - 1),
+                    (unsigned long long)info.size);
+  } else {
+    first = 0;
+    count = info.size;
+  }
+  if (head) {
+    op->resp.head = true;
+    op->resp.head_length = count;
+  } else {
+    op->resp.reader = r;
+    op->resp.offset = first;
+    op->resp.length = count;
+    hs_stat_add(&op->srv->stats->http_objects_out, 1);
+  }
+  op->done = true;
+}
+
+/* ---- COPY --------------------------------------------------------------- */
+
+/* x-amz-copy-source: "[/]bucket/key", percent-encoded; no versionId. */
+static enum hs_err copy_source(const struct hs_op *op,
+                               char bucket[HS_BUCKET_MAX + 1],
+                               char key[HS_KEY_MAX + 1])
+{
+  const char *s = hs_header_get(&op->req.headers, "x-amz-copy-source");
+  size_t n = strlen(s);
+  if (memchr(s, '?', n))
+    return HS_ERR_NOT_IMPLEMENTED; /* ?versionId= */
+  struct hs_buf path;
+  hs_buf_init(&path, HS_KEY_MAX * 3 + HS_BUCKET_MAX + 2);
+  if (s[0] != '/')
+    hs_buf_putc(&path, '/');
+  hs_buf_append(&path, s, n);
+  size_t klen;
+  enum hs_err err =
+      path.failed ? HS_ERR_INVALID_ARGUMENT
+                  : hs_path_parse(hs_buf_cstr(&path), path.len, bucket, key,
+                                  &klen);
+  hs_buf_free(&path);
+  if (err)
+    return HS_ERR_INVALID_ARGUMENT;
+  if (!hs_bucket_name_valid(bucket) || klen == 0)
+    return HS_ERR_INVALID_ARGUMENT;
+  return HS_OK;
+}
+
+static enum hs_err copy_bytes(struct hs_reader *r, struct hs_writer *w,
+                              uint64_t size)
+{
+  uint8_t *buf = malloc(COPY_CHUNK);
+  if (!buf)
+    return HS_ERR_NOMEM;
+  enum hs_err err = HS_OK;
+  for (uint64_t off = 0; off < size && !err;) {
+    size_t n = size - off < COPY_CHUNK ? (size_t)(size - off) : COPY_CHUNK;
+    err = hs_reader_read(r, off, buf, n);
+    if (!err)
+      err = hs_writer_write(w, buf, n);
+    off += n;
+  }
+  free(buf);
+  return err;
+}
+
+static void copy_end(struct hs_op *op)
+{
+  char sb[HS_BUCKET_MAX + 1], sk[HS_KEY_MAX + 1];
+  struct hs_obj_info src, info;
+  struct hs_reader *r = NULL;
+  struct hs_writer *w = NULL;
+  struct hs_obj_attrs attrs;
+  enum hs_err err = copy_source(op, sb, sk);
+  if (!err)
+    err = hs_store_get(op->srv->store, sb, sk, &src, &r);
+  if (err)
+    goto fail;
+  const char *dir =
+      hs_header_get(&op->req.headers, "x-amz-metadata-directive");
+  if (dir && strcmp(dir, "REPLACE") == 0) {
+    if ((err = hs_op_attrs(op, &attrs)))
+      goto fail;
+  } else if (dir && strcmp(dir, "COPY") != 0) {
+    err = HS_ERR_INVALID_ARGUMENT;
+    goto fail;
+  } else {
+    attrs = src.attrs;
+  }
+  err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, src.size,
+                     &w);
+  if (err)
+    goto fail;
+  err = copy_bytes(r, w, src.size);
+  hs_reader_close(r);
+  r = NULL;
+  if (err)
+    goto fail;
+  err = hs_writer_commit(w, NULL, &info);
+  w = NULL;
+  if (err)
+    goto fail;
+  char date[32];
+  hs_time_iso8601(info.mtime, date);
+  hs_op_xml_begin(op, 200);
+  hs_buf_printf(&op->resp.body,
+                "<CopyObjectResult xmlns=\"" S3_NS "\"><LastModified>%s"
+                "</LastModified><ETag>&quot;%s&quot;</ETag>"
+                "</CopyObjectResult>\n",
+                date, info.etag);
+  return;
+fail:
+  hs_writer_abort(w);
+  hs_reader_close(r);
+  hs_op_error(op, err);
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+enum hs_step hs_s3_object_begin(struct hs_op *op)
+{
+  if (op->kind == HS_OP_PUT_OBJECT)
+    return put_begin(op);
+  return HS_STEP_BODY;
+}
+
+void hs_s3_object_end(struct hs_op *op)
+{
+  switch (op->kind) {
+  case HS_OP_PUT_OBJECT:
+    put_end(op);
+    break;
+  case HS_OP_COPY_OBJECT:
+    copy_end(op);
+    break;
+  case HS_OP_GET_OBJECT:
+    get_end(op, false);
+    break;
+  case HS_OP_HEAD_OBJECT:
+    get_end(op, true);
+    break;
+  case HS_OP_DELETE_OBJECT: {
+    enum hs_err err = hs_store_delete(op->srv->store, op->bucket, op->key);
+    if (err) {
+      hs_op_error(op, err);
+      return;
+    }
+    op->resp.status = 204;
+    op->done = true;
+    break;
+  }
+  default:
+    hs_op_error(op, HS_ERR_INTERNAL);
+  }
+}

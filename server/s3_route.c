@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/* Which S3 operation a request is. Pure functions. */
+#include <string.h>
+
+#include "s3_internal.h"
+
+/* Query parameters that name a sub-resource (an operation of its own)
+ * rather than modify one. */
+static const char *const subresources[] = {
+    "accelerate", "acl", "analytics", "attributes", "cors", "delete",
+    "encryption", "intelligent-tiering", "inventory", "legal-hold",
+    "lifecycle", "location", "logging", "metrics", "notification",
+    "object-lock", "ownershipControls", "partNumber", "policy",
+    "policyStatus", "publicAccessBlock", "replication", "requestPayment",
+    "restore", "retention", "select", "session", "tagging", "torrent",
+    "uploadId", "uploads", "versionId", "versioning", "versions", "website"};
+
+static bool has(const struct hs_query *q, const char *name)
+{
+  return hs_query_get(q, name) != NULL;
+}
+
+/* Whether the query names a sub-resource other than those allowed. */
+static bool other_subresource(const struct hs_query *q,
+                              const char *const *allowed, size_t n)
+{
+  for (size_t i = 0; i < sizeof subresources / sizeof subresources[0]; i++) {
+    if (!has(q, subresources[i]))
+      continue;
+    bool ok = false;
+    for (size_t k = 0; k < n; k++)
+      ok = ok || strcmp(allowed[k], subresources[i]) == 0;
+    if (!ok)
+      return true;
+  }
+  return false;
+}
+
+static enum hs_s3_kind route_service(const char *m)
+{
+  return strcmp(m, "GET") == 0 ? HS_OP_LIST_BUCKETS : HS_OP_METHOD_NOT_ALLOWED;
+}
+
+static enum hs_s3_kind route_bucket(const char *m, const struct hs_query *q)
+{
+  static const char *const none[] = {NULL};
+  if (strcmp(m, "GET") == 0) {
+    static const char *const ok[] = {"location", "versioning", "uploads"};
+    if (other_subresource(q, ok, 3))
+      return HS_OP_NOT_IMPLEMENTED;
+    if (has(q, "location"))
+      return HS_OP_GET_LOCATION;
+    if (has(q, "versioning"))
+      return HS_OP_GET_VERSIONING;
+    if (has(q, "uploads"))
+      return HS_OP_LIST_UPLOADS;
+    const struct hs_param *lt = hs_query_get(q, "list-type");
+    if (lt && strcmp(lt->value, "2") == 0)
+      return HS_OP_LIST_OBJECTS_V2;
+    return lt ? HS_OP_NOT_IMPLEMENTED : HS_OP_LIST_OBJECTS;
+  }
+  if (strcmp(m, "HEAD") == 0)
+    return HS_OP_HEAD_BUCKET;
+  if (strcmp(m, "PUT") == 0)
+    return other_subresource(q, none, 0) ? HS_OP_NOT_IMPLEMENTED
+                                         : HS_OP_CREATE_BUCKET;
+  if (strcmp(m, "DELETE") == 0)
+    return other_subresource(q, none, 0) ? HS_OP_NOT_IMPLEMENTED
+                                         : HS_OP_DELETE_BUCKET;
+  if (strcmp(m, "POST") == 0) {
+    static const char *const ok[] = {"delete"};
+    if (has(q, "delete") && !other_subresource(q, ok, 1))
+      return HS_OP_DELETE_OBJECTS;
+    return HS_OP_NOT_IMPLEMENTED; /* browser-form uploads */
+  }
+  return HS_OP_METHOD_NOT_ALLOWED;
+}
+
+static enum hs_s3_kind route_object(const char *m, const struct hs_query *q,
+                                    bool copy_source)
+{
+  static const char *const upload[] = {"uploadId", "partNumber"};
+  bool upload_id = has(q, "uploadId");
+  if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
+    if (other_subresource(q, upload, upload_id ? 1 : 0))
+      return HS_OP_NOT_IMPLEMENTED;
+    if (upload_id)
+      return strcmp(m, "GET") == 0 ? HS_OP_LIST_PARTS
+                                   : HS_OP_METHOD_NOT_ALLOWED;
+    return strcmp(m, "GET") == 0 ? HS_OP_GET_OBJECT : HS_OP_HEAD_OBJECT;
+  }
+  if (strcmp(m, "PUT") == 0) {
+    if (upload_id && has(q, "partNumber") && !other_subresource(q, upload, 2))
+      return copy_source ? HS_OP_NOT_IMPLEMENTED : HS_OP_UPLOAD_PART;
+    if (other_subresource(q, upload, 0))
+      return HS_OP_NOT_IMPLEMENTED;
+    return copy_source ? HS_OP_COPY_OBJECT : HS_OP_PUT_OBJECT;
+  }
+  if (strcmp(m, "POST") == 0) {
+    static const char *const ok[] = {"uploads", "uploadId"};
+    if (other_subresource(q, ok, 2))
+      return HS_OP_NOT_IMPLEMENTED;
+    if (has(q, "uploads") && !upload_id)
+      return HS_OP_CREATE_UPLOAD;
+    if (upload_id && !has(q, "uploads"))
+      return HS_OP_COMPLETE_UPLOAD;
+    return HS_OP_METHOD_NOT_ALLOWED;
+  }
+  if (strcmp(m, "DELETE") == 0) {
+    if (other_subresource(q, upload, upload_id ? 1 : 0))
+      return HS_OP_NOT_IMPLEMENTED;
+    return upload_id ? HS_OP_ABORT_UPLOAD : HS_OP_DELETE_OBJECT;
+  }
+  return HS_OP_METHOD_NOT_ALLOWED;
+}
+
+enum hs_s3_kind hs_s3_route(const char *method, bool has_bucket, bool has_key,
+                            const struct hs_query *q, bool copy_source)
+{
+  if (!has_bucket)
+    return has_key ? HS_OP_METHOD_NOT_ALLOWED : route_service(method);
+  if (!has_key)
+    return route_bucket(method, q);
+  return route_object(method, q, copy_source);
+}
+
+#define ADMIN_PREFIX "/_hipobj/"
+
+enum hs_s3_kind hs_admin_route(const char *method, const char *path,
+                               size_t len)
+{
+  size_t pl = strlen(ADMIN_PREFIX);
+  if (len < pl || memcmp(path, ADMIN_PREFIX, pl) != 0)
+    return HS_OP_NOT_FOUND;
+  const char *rest = path + pl;
+  size_t rl = len - pl;
+  const char *q = memchr(rest, '?', rl);
+  if (q)
+    rl = (size_t)(q - rest);
+  bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+  if (rl == 5 && memcmp(rest, "stats", 5) == 0)
+    return get ? HS_OP_ADMIN_STATS : HS_OP_METHOD_NOT_ALLOWED;
+  if (rl == 6 && memcmp(rest, "health", 6) == 0)
+    return get ? HS_OP_ADMIN_HEALTH : HS_OP_METHOD_NOT_ALLOWED;
+  return HS_OP_NOT_IMPLEMENTED; /* an unknown admin resource: 404 */
+}
+
+const char *hs_s3_kind_name(enum hs_s3_kind k)
+{
+  static const char *const names[HS_OP__COUNT] = {
+      [HS_OP_LIST_BUCKETS] = "ListBuckets",
+      [HS_OP_CREATE_BUCKET] = "CreateBucket",
+      [HS_OP_DELETE_BUCKET] = "DeleteBucket",
+      [HS_OP_HEAD_BUCKET] = "HeadBucket",
+      [HS_OP_LIST_OBJECTS] = "ListObjects",
+      [HS_OP_LIST_OBJECTS_V2] = "ListObjectsV2",
+      [HS_OP_GET_LOCATION] = "GetBucketLocation",
+      [HS_OP_GET_VERSIONING] = "GetBucketVersioning",
+      [HS_OP_LIST_UPLOADS] = "ListMultipartUploads",
+      [HS_OP_DELETE_OBJECTS] = "DeleteObjects",
+      [HS_OP_PUT_OBJECT] = "PutObject",
+      [HS_OP_COPY_OBJECT] = "CopyObject",
+      [HS_OP_GET_OBJECT] = "GetObject",
+      [HS_OP_HEAD_OBJECT] = "HeadObject",
+      [HS_OP_DELETE_OBJECT] = "DeleteObject",
+      [HS_OP_CREATE_UPLOAD] = "CreateMultipartUpload",
+      [HS_OP_UPLOAD_PART] = "UploadPart",
+      [HS_OP_COMPLETE_UPLOAD] = "CompleteMultipartUpload",
+      [HS_OP_ABORT_UPLOAD] = "AbortMultipartUpload",
+      [HS_OP_LIST_PARTS] = "ListParts",
+      [HS_OP_ADMIN_STATS] = "AdminStats",
+      [HS_OP_ADMIN_HEALTH] = "AdminHealth",
+      [HS_OP_NOT_FOUND] = "-",
+      [HS_OP_NOT_IMPLEMENTED] = "NotImplemented",
+      [HS_OP_METHOD_NOT_ALLOWED] = "MethodNotAllowed",
+  };
+  return (unsigned)k < HS_OP__COUNT && names[k] ? names[k] : "-";
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* The S3 request bodies the server reads: CompleteMultipartUpload and
+ * Delete (DeleteObjects), and CreateBucketConfiguration (checked only).
+ * Pure functions over hs_xml; outputs written only on success. */
+#ifndef HS_S3_XML_H
+#define HS_S3_XML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "err.h"
+#include "etag.h"
+
+#define HS_MAX_PARTS 10000
+#define HS_MAX_DELETE 1000
+
+struct hs_part_ref {
+  unsigned number; /* 1..10000 */
+  char etag[HS_ETAG_MAX];
+};
+
+/* <CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"..."</ETag>
+ * </Part>...</CompleteMultipartUpload>: at least one part, at most
+ * HS_MAX_PARTS, each with one PartNumber (1..10000, decimal) and one ETag
+ * (hs_etag_normalize). Order is not checked here. *parts is malloc()ed.
+ * Errors: HS_ERR_MALFORMED_XML, HS_ERR_NOMEM. */
+enum hs_err hs_parse_complete(const char *body, size_t len,
+                              struct hs_part_ref **parts, size_t *n);
+
+struct hs_delete_list {
+  char **keys; /* n keys, each malloc()ed, NUL-terminated */
+  size_t n;
+  bool quiet;
+};
+
+/* <Delete><Quiet>true</Quiet><Object><Key>k</Key></Object>...</Delete>:
+ * 1..HS_MAX_DELETE objects, keys 1..1024 bytes without NUL. */
+enum hs_err hs_parse_delete(const char *body, size_t len,
+                            struct hs_delete_list *out);
+void hs_delete_list_free(struct hs_delete_list *l);
+
+/* An empty body or a well-formed CreateBucketConfiguration. */
+enum hs_err hs_parse_create_bucket(const char *body, size_t len);
+
+#endif

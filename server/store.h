@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* The object store as S3 sees it: buckets, objects with their ETag and
+ * attributes, and multipart uploads. store.c keeps the index and its lock
+ * and implements the S3 rules once; the bytes live in a backend reached
+ * through struct hs_store_ops (store_ops.h): memory or a directory.
+ *
+ * Thread safety: every function may be called from any thread. A writer or
+ * a reader is used by one thread at a time. A reader sees the object as it
+ * was when it was opened, whatever happens to the key afterwards. An object
+ * becomes visible only when its writer commits: never half-written. */
+#ifndef HS_STORE_H
+#define HS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+#include "etag.h"
+#include "s3_xml.h"
+#include "uri.h"
+
+#define HS_CONTENT_TYPE_MAX 256
+#define HS_USER_META_MAX 2048 /* S3's limit on user metadata */
+#define HS_UPLOAD_ID_LEN 32
+
+/* What a PUT says about an object besides its bytes. */
+struct hs_obj_attrs {
+  char content_type[HS_CONTENT_TYPE_MAX]; /* "" for the default */
+  /* user metadata as "name:value\n" lines, names lower-case without the
+   * x-amz-meta- prefix */
+  char meta[HS_USER_META_MAX + 1];
+};
+
+struct hs_obj_info {
+  uint64_t size;
+  char etag[HS_ETAG_MAX];  /* without quotes */
+  int64_t mtime;           /* seconds since the epoch */
+  unsigned parts;          /* 0, or the part count of a multipart object */
+  struct hs_obj_attrs attrs;
+};
+
+struct hs_store;
+struct hs_writer;
+struct hs_reader;
+
+struct hs_store_config {
+  const char *data_dir;   /* NULL: in memory */
+  uint64_t max_object_size;
+  uint64_t min_part_size; /* every part but the last, at Complete */
+  unsigned max_buckets;
+  unsigned max_uploads;
+};
+
+/* Opens the store; with a data_dir, loads what it holds (and removes
+ * temporary files an earlier run left behind). Errors: HS_ERR_IO,
+ * HS_ERR_NOMEM. */
+enum hs_err hs_store_open(const struct hs_store_config *cfg,
+                          struct hs_store **out);
+/* Accepts NULL. No writer or reader may be open. */
+void hs_store_close(struct hs_store *st);
+const char *hs_store_kind(const struct hs_store *st);
+
+/* Buckets. Errors: HS_ERR_BUCKET_EXISTS, HS_ERR_NO_BUCKET,
+ * HS_ERR_BUCKET_NOT_EMPTY, HS_ERR_TOO_MANY, HS_ERR_IO. Deleting a bucket
+ * aborts its multipart uploads. */
+enum hs_err hs_store_bucket_create(struct hs_store *st, const char *bucket);
+enum hs_err hs_store_bucket_delete(struct hs_store *st, const char *bucket);
+enum hs_err hs_store_bucket_head(struct hs_store *st, const char *bucket);
+
+struct hs_bucket_entry {
+  char name[HS_BUCKET_MAX + 1];
+  int64_t ctime;
+};
+/* All buckets by name; *out is malloc()ed (NULL when there are none). */
+enum hs_err hs_store_bucket_list(struct hs_store *st,
+                                 struct hs_bucket_entry **out, size_t *n);
+
+/* A new object's bytes: hs_writer_write any number of times, then
+ * hs_writer_commit or hs_writer_abort (exactly one of them; both free the
+ * writer). size_hint is the expected size, 0 if unknown. */
+enum hs_err hs_store_put(struct hs_store *st, const char *bucket,
+                         const char *key, const struct hs_obj_attrs *attrs,
+                         uint64_t size_hint, struct hs_writer **out);
+/* Errors: HS_ERR_ENTITY_TOO_LARGE (past max_object_size), HS_ERR_IO. */
+enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n);
+uint64_t hs_writer_size(const struct hs_writer *w);
+/* Makes the object (or part) durable and visible. With content_md5, the
+ * bytes must have that MD5 (HS_ERR_BAD_DIGEST otherwise). info may be NULL.
+ * Other errors: HS_ERR_NO_BUCKET or HS_ERR_NO_UPLOAD (gone meanwhile),
+ * HS_ERR_IO. The writer is freed in every case. */
+enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
+                             struct hs_obj_info *info);
+/* Accepts NULL. */
+void hs_writer_abort(struct hs_writer *w);
+
+/* An object's info and, unless out is NULL (HEAD), a reader of it.
+ * Errors: HS_ERR_NO_BUCKET, HS_ERR_NO_KEY, HS_ERR_IO. */
+enum hs_err hs_store_get(struct hs_store *st, const char *bucket,
+                         const char *key, struct hs_obj_info *info,
+                         struct hs_reader **out);
+/* Exactly n bytes at off (within the object). Errors: HS_ERR_IO. */
+enum hs_err hs_reader_read(struct hs_reader *r, uint64_t off, void *buf,
+                           size_t n);
+uint64_t hs_reader_size(const struct hs_reader *r);
+/* Accepts NULL. */
+void hs_reader_close(struct hs_reader *r);
+
+/* Removes the object; a missing key is not an error (S3 semantics).
+ * Errors: HS_ERR_NO_BUCKET, HS_ERR_IO. */
+enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
+                            const char *key);
+
+/* Calls fn for each object whose key sorts after `from` (or equal to it, if
+ * inclusive), in key order (bytes, unsigned), until fn returns false. fn
+ * runs under the store's lock: it must not call the store. Errors:
+ * HS_ERR_NO_BUCKET. */
+typedef bool (*hs_list_fn)(void *ctx, const char *key,
+                           const struct hs_obj_info *info);
+enum hs_err hs_store_list(struct hs_store *st, const char *bucket,
+                          const char *from, bool inclusive, hs_list_fn fn,
+                          void *ctx);
+
+/* Multipart uploads. Ids are HS_UPLOAD_ID_LEN hex digits. Errors:
+ * HS_ERR_NO_BUCKET, HS_ERR_NO_UPLOAD (unknown id, or one for another
+ * bucket or key), HS_ERR_TOO_MANY. */
+enum hs_err hs_store_upload_create(struct hs_store *st, const char *bucket,
+                                   const char *key,
+                                   const struct hs_obj_attrs *attrs,
+                                   char id[HS_UPLOAD_ID_LEN + 1]);
+/* A writer for one part (1..10000); committing it replaces a part with the
+ * same number. */
+enum hs_err hs_store_upload_part(struct hs_store *st, const char *bucket,
+                                 const char *key, const char *id,
+                                 unsigned part, uint64_t size_hint,
+                                 struct hs_writer **out);
+/* Checks the list (ascending part numbers: HS_ERR_INVALID_PART_ORDER; each
+ * part uploaded with that ETag: HS_ERR_INVALID_PART; every part but the
+ * last at least min_part_size: HS_ERR_ENTITY_TOO_SMALL), then writes the
+ * object from the parts in that order, with the multipart ETag, and ends
+ * the upload. */
+enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
+                                     const char *key, const char *id,
+                                     const struct hs_part_ref *parts,
+                                     size_t n, struct hs_obj_info *info);
+enum hs_err hs_store_upload_abort(struct hs_store *st, const char *bucket,
+                                  const char *key, const char *id);
+
+struct hs_upload_entry {
+  char id[HS_UPLOAD_ID_LEN + 1];
+  char *key; /* malloc()ed */
+  int64_t initiated;
+};
+/* The bucket's uploads in progress, by key then id; free with
+ * hs_upload_list_free. */
+enum hs_err hs_store_upload_list(struct hs_store *st, const char *bucket,
+                                 struct hs_upload_entry **out, size_t *n);
+void hs_upload_list_free(struct hs_upload_entry *l, size_t n);
+
+struct hs_part_entry {
+  unsigned number;
+  uint64_t size;
+  char etag[HS_ETAG_MAX];
+  int64_t mtime;
+};
+/* The parts uploaded so far, by number; *out is malloc()ed. */
+enum hs_err hs_store_part_list(struct hs_store *st, const char *bucket,
+                               const char *key, const char *id,
+                               struct hs_part_entry **out, size_t *n);
+
+struct hs_store_usage {
+  uint64_t buckets, objects, bytes, uploads;
+};
+void hs_store_usage(struct hs_store *st, struct hs_store_usage *out);
+
+#endif
