@@ -1,0 +1,34 @@
+# Sourced by the Soft-RoCE cases (tests/vm/cases/*.sh), inside the VM.
+# start_server ARGS...: starts hipobj-test-server on 127.0.0.1 port 0 on the
+# rxe device, waits for its address, sets ENDPOINT and SERVER_PID.
+# stop_server: SIGTERM to that PID, and wait.
+set -u
+: "${RXE_DEV:=rxe0}"
+export HIPOBJ_GPU_RUNTIME=none
+
+start_server() {
+  local out=/tmp/server.$$.out
+  hipobj-test-server --listen 127.0.0.1:0 --nic "$RXE_DEV" "$@" >"$out" 2>/tmp/server.$$.err &
+  SERVER_PID=$!
+  ENDPOINT=""
+  for _ in $(seq 1 100); do
+    ENDPOINT=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$out" | head -n1)
+    [ -n "$ENDPOINT" ] && break
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$ENDPOINT" ]; then
+    echo "server did not start:"; cat "$out" /tmp/server.$$.err
+    return 1
+  fi
+  grep -i rdma /tmp/server.$$.err | head -n 3
+  echo "server $SERVER_PID at $ENDPOINT $*"
+}
+
+stop_server() {
+  [ -n "${SERVER_PID:-}" ] || return 0
+  kill -TERM "$SERVER_PID" 2>/dev/null
+  wait "$SERVER_PID" 2>/dev/null
+  SERVER_PID=""
+}
+trap stop_server EXIT

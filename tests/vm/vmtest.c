@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/* hipobj-vmtest: end-to-end cases over real verbs, against
+ * hipobj-test-server, using only the public API (and tests/vm/s3mini for
+ * the S3 requests). Each case prints what it checked and exits 0, 1 on a
+ * failure, 77 when it cannot run here.
+ *
+ *   hipobj-vmtest ENDPOINT CASE [ARG]
+ *   cases: init, sizes, upload-part, threads N, decline, no-final,
+ *          vanish, wrong-cookie, killed, seed KEY SIZE */
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hipobj.h"
+#include "s3mini.h"
+
+static const char *endpoint;
+static int failures;
+
+static void check(int ok, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  printf("%s: ", ok ? "ok" : "FAIL");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+  fflush(stdout);
+  if (!ok)
+    failures++;
+}
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (size_t i = 0; i < n; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    p[i] = (uint8_t)x;
+  }
+}
+
+static void request(struct s3mini *r, const char *method, const char *fmt, ...)
+{
+  memset(r, 0, sizeof *r);
+  r->endpoint = endpoint;
+  r->method = method;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->path, sizeof r->path, fmt, ap);
+  va_end(ap);
+}
+
+static void make_bucket(const char *b)
+{
+  struct s3mini r;
+  request(&r, "PUT", "/%s", b);
+  s3mini_send(&r, NULL);
+  s3mini_reset(&r);
+}
+
+static int init(void)
+{
+  hipObjConfig_t cfg = {0};
+  cfg.gpuDevice = -1;
+  cfg.nicHint = getenv("RXE_DEV") ? getenv("RXE_DEV") : "rxe0";
+  hipObjError_t e = hipObjInit(&cfg);
+  check(e.opError == hipObjSuccess, "hipObjInit on %s: %s", cfg.nicHint,
+        hipObjGetErrorString(e.opError));
+  return e.opError == hipObjSuccess ? 0 : -1;
+}
+
+static hipObjOpError_t rdma_put(const char *key, uint8_t *buf, size_t n, off_t off)
+{
+  struct s3mini r;
+  request(&r, "PUT", "/vm/%s", key);
+  hipObjOpError_t e = hipObjPut(NULL, buf, n, off, &s3mini_ops, &r).opError;
+  s3mini_reset(&r);
+  return e;
+}
+
+static hipObjOpError_t rdma_get(const char *key, uint8_t *buf, size_t n, off_t off,
+                                long first, long len)
+{
+  struct s3mini r;
+  request(&r, "GET", "/vm/%s", key);
+  r.range_first = first;
+  r.range_len = len;
+  hipObjOpError_t e = hipObjGet(NULL, buf, n, off, &s3mini_ops, &r).opError;
+  s3mini_reset(&r);
+  return e;
+}
+
+/* GET and PUT of many sizes, at offsets, bytes compared, and the server's
+ * counters showing that RDMA, not HTTP, moved them. */
+static void case_sizes(void)
+{
+  static const size_t sizes[] = {1, 4096, 4097, 1u << 20, 64u << 20};
+  const size_t cap = (64u << 20) + 8192;
+  uint8_t *src = malloc(cap), *dst = malloc(cap);
+  if (!src || !dst || init() != 0)
+    exit(1);
+  make_bucket("vm");
+  check(hipObjBufRegisterHost(src, cap).opError == hipObjSuccess, "register source");
+  check(hipObjBufRegisterHost(dst, cap).opError == hipObjSuccess, "register sink");
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    size_t n = sizes[i];
+    off_t off = i % 2 ? 4093 : 0;
+    char key[32];
+    snprintf(key, sizeof key, "obj-%zu", n);
+    fill(src + off, n, (uint32_t)n);
+    memset(dst, 0, cap);
+    long long in0 = s3mini_stat(endpoint, "rdma", "bytes_in");
+    long long out0 = s3mini_stat(endpoint, "rdma", "bytes_out");
+    long long http0 = s3mini_stat(endpoint, "http", "bytes_in") +
+                      s3mini_stat(endpoint, "http", "bytes_out");
+    double t0 = now_s();
+    hipObjOpError_t e = rdma_put(key, src, n, off);
+    double t1 = now_s();
+    check(e == hipObjSuccess, "PUT %zu bytes at offset %ld by RDMA (%.1f ms): %s", n,
+          (long)off, (t1 - t0) * 1e3, hipObjGetErrorString(e));
+    off_t doff = i % 2 ? 0 : 777;
+    e = rdma_get(key, dst, n, doff, 0, 0);
+    double t2 = now_s();
+    check(e == hipObjSuccess, "GET %zu bytes at offset %ld by RDMA (%.1f ms): %s", n,
+          (long)doff, (t2 - t1) * 1e3, hipObjGetErrorString(e));
+    check(memcmp(dst + doff, src + off, n) == 0, "%zu bytes identical", n);
+    long long in1 = s3mini_stat(endpoint, "rdma", "bytes_in");
+    long long out1 = s3mini_stat(endpoint, "rdma", "bytes_out");
+    long long http1 = s3mini_stat(endpoint, "http", "bytes_in") +
+                      s3mini_stat(endpoint, "http", "bytes_out");
+    check(in1 - in0 == (long long)n && out1 - out0 == (long long)n,
+          "server counted %lld bytes in and %lld out over RDMA", in1 - in0, out1 - out0);
+    check(http1 - http0 < 4096, "no payload over HTTP (%lld bytes of stats JSON)",
+          http1 - http0);
+  }
+  /* A range of a larger object into the middle of the buffer. */
+  memset(dst, 0, cap);
+  hipObjOpError_t e = rdma_get("obj-1048576", dst, 1000, 5000, 300, 1000);
+  check(e == hipObjSuccess && memcmp(dst + 5000, src + 300, 1000) == 0,
+        "ranged GET of bytes 300..1299 lands at offset 5000");
+  hipObjBufDeregister(src);
+  hipObjBufDeregister(dst);
+  hipObjShutdown();
+}
+
+/* Multipart upload whose parts move by RDMA (UploadPart with a token). */
+static void case_upload_part(void)
+{
+  const size_t part = 5u << 20, total = 3 * part - 12345;
+  uint8_t *src = malloc(total), *dst = malloc(total);
+  if (init() != 0)
+    exit(1);
+  make_bucket("vm");
+  fill(src, total, 99);
+  hipObjBufRegisterHost(src, total);
+  hipObjBufRegisterHost(dst, total);
+  struct s3mini r;
+  request(&r, "POST", "/vm/mp?uploads");
+  s3mini_send(&r, NULL);
+  char id[256] = "";
+  const char *p = r.resp ? strstr(r.resp, "<UploadId>") : NULL;
+  if (p)
+    sscanf(p + 10, "%255[^<]", id);
+  check(r.status == 200 && id[0], "CreateMultipartUpload: %s", id);
+  s3mini_reset(&r);
+  char xml[2048] = "<CompleteMultipartUpload>";
+  for (int i = 0; i < 3; i++) {
+    size_t off = (size_t)i * part, n = i < 2 ? part : total - 2 * part;
+    request(&r, "PUT", "/vm/mp?partNumber=%d&uploadId=%s", i + 1, id);
+    hipObjOpError_t e = hipObjPut(NULL, src, n, (off_t)off, &s3mini_ops, &r).opError;
+    check(e == hipObjSuccess && r.etag[0], "UploadPart %d (%zu bytes) by RDMA, ETag %s",
+          i + 1, n, r.etag);
+    size_t l = strlen(xml);
+    snprintf(xml + l, sizeof xml - l, "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>",
+             i + 1, r.etag);
+    s3mini_reset(&r);
+  }
+  strncat(xml, "</CompleteMultipartUpload>", sizeof xml - strlen(xml) - 1);
+  request(&r, "POST", "/vm/mp?uploadId=%s", id);
+  r.body = xml;
+  r.body_len = strlen(xml);
+  s3mini_send(&r, NULL);
+  check(r.status == 200, "CompleteMultipartUpload: HTTP %ld", r.status);
+  s3mini_reset(&r);
+  hipObjOpError_t e = rdma_get("mp", dst, total, 0, 0, 0);
+  check(e == hipObjSuccess && memcmp(src, dst, total) == 0,
+        "the assembled %zu-byte object reads back by RDMA, identical", total);
+  hipObjShutdown();
+}
+
+struct worker {
+  pthread_t t;
+  int id;
+  uint8_t *buf;
+  size_t slice;
+  int ok;
+};
+
+static void *worker_main(void *arg)
+{
+  struct worker *w = arg;
+  for (int i = 0; i < 5; i++) {
+    hipObjOpError_t e = rdma_get("threads", w->buf, w->slice, (off_t)(w->id * w->slice),
+                                 (long)(w->id * 1000), (long)w->slice);
+    w->ok += e == hipObjSuccess;
+  }
+  return NULL;
+}
+
+/* More threads than connections: all finish, none fails. */
+static void case_threads(int n)
+{
+  const size_t slice = 256u << 10;
+  uint8_t *obj = malloc(slice + 1000u * (size_t)n), *buf = calloc((size_t)n, slice);
+  if (init() != 0)
+    exit(1);
+  make_bucket("vm");
+  size_t objlen = slice + 1000u * (size_t)n;
+  fill(obj, objlen, 5);
+  struct s3mini r;
+  request(&r, "PUT", "/vm/threads");
+  r.body = obj;
+  r.body_len = objlen;
+  s3mini_send(&r, NULL);
+  s3mini_reset(&r);
+  hipObjBufRegisterHost(buf, (size_t)n * slice);
+  struct worker *w = calloc((size_t)n, sizeof *w);
+  double t0 = now_s();
+  for (int i = 0; i < n; i++) {
+    w[i] = (struct worker){0, i, buf, slice, 0};
+    pthread_create(&w[i].t, NULL, worker_main, &w[i]);
+  }
+  int ok = 0;
+  for (int i = 0; i < n; i++) {
+    pthread_join(w[i].t, NULL);
+    ok += w[i].ok;
+    if (memcmp(buf + (size_t)i * slice, obj + (size_t)i * 1000, slice) != 0)
+      check(0, "thread %d's bytes differ", i);
+  }
+  check(ok == 5 * n, "%d of %d concurrent GETs by %d threads over %s connections (%.2f s)",
+        ok, 5 * n, n, getenv("HIPOBJ_MAX_TRANSFERS") ? getenv("HIPOBJ_MAX_TRANSFERS") : "16",
+        now_s() - t0);
+  hipObjShutdown();
+}
+
+/* The server declines: hipObjS3Error, reply 501, nothing moved. */
+static void case_decline(void)
+{
+  uint8_t *buf = calloc(1, 4096);
+  if (init() != 0)
+    exit(1);
+  make_bucket("vm");
+  struct s3mini r;
+  request(&r, "PUT", "/vm/small");
+  r.body = "0123456789";
+  r.body_len = 10;
+  s3mini_send(&r, NULL);
+  s3mini_reset(&r);
+  hipObjBufRegisterHost(buf, 4096);
+  request(&r, "GET", "/vm/small");
+  hipObjOpError_t e = hipObjGet(NULL, buf, 10, 0, &s3mini_ops, &r).opError;
+  int code = 0;
+  hipObjParseRdmaReply(r.reply, r.reply_len, &code);
+  check(e == hipObjS3Error && r.status == 501 && code == 501,
+        "declined: %s, HTTP %ld, reply %d", hipObjGetErrorString(e), r.status, code);
+  check(buf[0] == 0, "nothing written");
+  s3mini_reset(&r);
+  hipObjShutdown();
+}
+
+/* The server never sends final (test knob): the client fails at its
+ * timeout, and the next transfer works. */
+static void case_no_final(void)
+{
+  uint8_t *buf = calloc(1, 65536);
+  if (init() != 0)
+    exit(1);
+  make_bucket("vm");
+  hipObjBufRegisterHost(buf, 65536);
+  fill(buf, 65536, 1);
+  double t0 = now_s();
+  hipObjOpError_t e = rdma_put("nf", buf, 65536, 0);
+  double t1 = now_s();
+  check(e == hipObjRdmaError, "no final: %s after %.2f s", hipObjGetErrorString(e), t1 - t0);
+  e = rdma_put("nf", buf, 65536, 0);
+  check(e == hipObjSuccess, "next transfer: %s", hipObjGetErrorString(e));
+  hipObjShutdown();
+}
+
+/* The client goes away after the reply: the server reclaims the QP. */
+static void case_vanish(void)
+{
+  uint8_t *buf = calloc(1, 4096);
+  if (init() != 0)
+    exit(1);
+  make_bucket("vm");
+  hipObjBufRegisterHost(buf, 4096);
+  struct s3mini r;
+  request(&r, "PUT", "/vm/vanish");
+  r.body = "x";
+  r.body_len = 1;
+  s3mini_send(&r, NULL);
+  s3mini_reset(&r);
+  long long fail0 = s3mini_stat(endpoint, "rdma", "failures");
+  char *token = NULL;
+  hipObjGetRdmaToken(buf, 1, HIPOBJ_RDMA_OP_GET, &token);
+  request(&r, "GET", "/vm/vanish");
+  s3mini_send(&r, token);
+  check(r.status == 200 && r.reply_len > 4, "server answered first: %.4s...", r.reply);
+  hipObjPutRdmaToken(token); /* gone without ready */
+  s3mini_reset(&r);
+  long long fail1 = fail0;
+  for (int i = 0; i < 200 && fail1 == fail0; i++) {
+    struct timespec ts = {0, 100000000};
+    nanosleep(&ts, NULL);
+    fail1 = s3mini_stat(endpoint, "rdma", "failures");
+  }
+  check(fail1 == fail0 + 1, "server gave the transfer up (failures %lld -> %lld)", fail0, fail1);
+  hipObjOpError_t e = rdma_get("vanish", buf, 1, 0, 0, 0);
+  check(e == hipObjSuccess && buf[0] == 'x', "and serves the next one");
+  hipObjShutdown();
+}
+
+/* A ready message with the wrong cookie: nothing moves, the client fails. */
+static void case_wrong_cookie(void)
+{
+  uint8_t *buf = calloc(1, 4096);
+  if (init() != 0)
+    exit(1);
+  make_bucket("vm");
+  hipObjBufRegisterHost(buf, 4096);
+  struct s3mini r;
+  request(&r, "PUT", "/vm/cookie");
+  r.body = "abcdef";
+  r.body_len = 6;
+  s3mini_send(&r, NULL);
+  s3mini_reset(&r);
+  char *token = NULL;
+  hipObjGetRdmaToken(buf, 6, HIPOBJ_RDMA_OP_GET, &token);
+  request(&r, "GET", "/vm/cookie");
+  s3mini_send(&r, token);
+  char reply[HIPOBJ_REPLY_BUF_LEN];
+  memcpy(reply, r.reply, r.reply_len);
+  reply[4 + 50] = reply[4 + 50] == '0' ? '1' : '0'; /* the cookie's first digit */
+  hipObjOpError_t e = hipObjCompleteRdmaTransfer(token, reply, r.reply_len).opError;
+  check(e == hipObjRdmaError && buf[0] == 0, "wrong cookie: %s, buffer untouched",
+        hipObjGetErrorString(e));
+  hipObjPutRdmaToken(token);
+  s3mini_reset(&r);
+  hipObjShutdown();
+}
+
+/* The server is killed during large GETs (the driver kills it): every
+ * transfer ends, with a failure, within a bounded time. */
+static void case_killed(void)
+{
+  const size_t n = 64u << 20;
+  uint8_t *buf = malloc(n);
+  if (init() != 0)
+    exit(1);
+  hipObjBufRegisterHost(buf, n);
+  int failed = 0;
+  double worst = 0;
+  for (int i = 0; i < 20 && !failed; i++) {
+    double t0 = now_s();
+    hipObjOpError_t e = rdma_get("big", buf, n, 0, 0, 0);
+    double dt = now_s() - t0;
+    if (dt > worst)
+      worst = dt;
+    if (e != hipObjSuccess) {
+      failed = 1;
+      check(e == hipObjRdmaError || e == hipObjS3Error,
+            "transfer during the kill failed: %s after %.2f s", hipObjGetErrorString(e), dt);
+    }
+  }
+  check(failed, "a transfer failed once the server was gone");
+  check(worst < 30, "no transfer took longer than %.1f s", worst);
+  hipObjShutdown();
+}
+
+/* Store an object over plain HTTP (to set up other cases). */
+static void case_seed(const char *key, size_t n)
+{
+  uint8_t *obj = malloc(n ? n : 1);
+  fill(obj, n, 77);
+  make_bucket("vm");
+  struct s3mini r;
+  request(&r, "PUT", "/vm/%s", key);
+  r.body = obj;
+  r.body_len = n;
+  s3mini_send(&r, NULL);
+  check(r.status == 200, "seeded %s with %zu bytes over HTTP", key, n);
+  s3mini_reset(&r);
+  free(obj);
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s ENDPOINT CASE [ARG]\n", argv[0]);
+    return 2;
+  }
+  endpoint = argv[1];
+  curl_global_init(CURL_GLOBAL_DEFAULT);
+  const char *c = argv[2];
+  if (!strcmp(c, "init")) {
+    if (init() == 0)
+      hipObjShutdown();
+  } else if (!strcmp(c, "sizes"))
+    case_sizes();
+  else if (!strcmp(c, "upload-part"))
+    case_upload_part();
+  else if (!strcmp(c, "threads"))
+    case_threads(argc > 3 ? atoi(argv[3]) : 8);
+  else if (!strcmp(c, "decline"))
+    case_decline();
+  else if (!strcmp(c, "no-final"))
+    case_no_final();
+  else if (!strcmp(c, "vanish"))
+    case_vanish();
+  else if (!strcmp(c, "wrong-cookie"))
+    case_wrong_cookie();
+  else if (!strcmp(c, "seed") && argc == 5)
+    case_seed(argv[3], strtoull(argv[4], NULL, 10));
+  else if (!strcmp(c, "killed"))
+    case_killed();
+  else {
+    fprintf(stderr, "unknown case %s\n", c);
+    return 2;
+  }
+  printf("%s: %s\n", c, failures ? "FAILED" : "passed");
+  return failures ? 1 : 0;
+}
