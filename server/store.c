@@ -770,17 +770,20 @@ static enum hs_err check_parts(struct hs_store *st, const struct upload *u,
                                const struct hs_part_ref *parts, size_t n,
                                struct entry **es, uint64_t *total)
 {
-  uint64_t sum = 0;
+  for (size_t i = 1; i < n; i++)
+    if (parts[i].number <= parts[i - 1].number)
+      return HS_ERR_INVALID_PART_ORDER;
   size_t j = 0;
   for (size_t i = 0; i < n; i++) {
-    if (i && parts[i].number <= parts[i - 1].number)
-      return HS_ERR_INVALID_PART_ORDER;
     while (j < u->n && u->parts[j].number < parts[i].number)
       j++;
     if (j == u->n || u->parts[j].number != parts[i].number ||
         strcmp(u->parts[j].e->info.etag, parts[i].etag) != 0)
       return HS_ERR_INVALID_PART;
     es[i] = u->parts[j].e;
+  }
+  uint64_t sum = 0;
+  for (size_t i = 0; i < n; i++) {
     uint64_t sz = es[i]->info.size;
     if (i + 1 < n && sz < st->cfg.min_part_size)
       return HS_ERR_ENTITY_TOO_SMALL;
