@@ -8,6 +8,7 @@ packages=(
   libibverbs-dev ibverbs-providers
   libmicrohttpd-dev libcurl4-openssl-dev libssl-dev libcmocka-dev
   python3 python3-boto3 curl
+  libamdhip64-dev libhsa-runtime-dev
   qemu-system-x86 kmod cpio
 )
 missing=()

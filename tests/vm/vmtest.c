@@ -6,7 +6,8 @@
  *
  *   hipobj-vmtest ENDPOINT CASE [ARG]
  *   cases: init, sizes, upload-part, threads N, decline, no-final,
- *          vanish, wrong-cookie, killed, seed KEY SIZE */
+ *          vanish, wrong-cookie, killed, seed KEY SIZE,
+ *          bench [STREAMS [MAX_SIZE]] */
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -390,6 +391,95 @@ static void case_killed(void)
   hipObjShutdown();
 }
 
+/* Throughput of GET and PUT by RDMA for one size, with `streams` threads,
+ * each moving its own object; and 4 KiB GET latency. Prints BENCH lines. */
+struct bench_arg {
+  pthread_t t;
+  int op, id;
+  uint8_t *buf;
+  size_t size;
+  int iters, ok;
+};
+
+static void *bench_main(void *p)
+{
+  struct bench_arg *a = p;
+  char key[32];
+  snprintf(key, sizeof key, "bench-%zu-%d", a->size, a->id);
+  for (int i = 0; i < a->iters; i++) {
+    hipObjOpError_t e = a->op == HIPOBJ_RDMA_OP_GET
+                            ? rdma_get(key, a->buf, a->size, 0, 0, 0)
+                            : rdma_put(key, a->buf, a->size, 0);
+    a->ok += e == hipObjSuccess;
+  }
+  return NULL;
+}
+
+static double bench_run(int op, size_t size, int streams, uint8_t **bufs, int iters)
+{
+  struct bench_arg a[16];
+  double t0 = now_s();
+  for (int i = 0; i < streams; i++) {
+    a[i] = (struct bench_arg){0, op, i, bufs[i], size, iters, 0};
+    pthread_create(&a[i].t, NULL, bench_main, &a[i]);
+  }
+  int ok = 0;
+  for (int i = 0; i < streams; i++) {
+    pthread_join(a[i].t, NULL);
+    ok += a[i].ok;
+  }
+  double secs = now_s() - t0;
+  check(ok == streams * iters, "%s %zu x%d: %d/%d transfers", op ? "GET" : "PUT", size,
+        streams, ok, streams * iters);
+  return (double)size * ok / secs / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void case_bench(int streams, size_t max_size)
+{
+  uint8_t *bufs[16];
+  if (streams < 1 || streams > 16 || init() != 0)
+    exit(2);
+  make_bucket("vm");
+  for (int i = 0; i < streams; i++) {
+    bufs[i] = malloc(max_size);
+    fill(bufs[i], max_size, (uint32_t)i);
+    hipObjBufRegisterHost(bufs[i], max_size);
+  }
+  for (size_t size = 64u << 10; size <= max_size; size *= 4) {
+    int iters = (int)((256u << 20) / size / (size_t)streams);
+    if (iters < 4)
+      iters = 4;
+    if (iters > 200)
+      iters = 200;
+    bench_run(HIPOBJ_RDMA_OP_PUT, size, streams, bufs, 1); /* create the objects */
+    double put = bench_run(HIPOBJ_RDMA_OP_PUT, size, streams, bufs, iters);
+    double get = bench_run(HIPOBJ_RDMA_OP_GET, size, streams, bufs, iters);
+    printf("BENCH op=put size=%zu streams=%d iters=%d MBps=%.1f\n", size, streams, iters, put);
+    printf("BENCH op=get size=%zu streams=%d iters=%d MBps=%.1f\n", size, streams, iters, get);
+  }
+  if (streams == 1) {
+    enum { N = 200 };
+    double lat[N];
+    rdma_put("lat", bufs[0], 4096, 0);
+    for (int i = 0; i < N; i++) {
+      double t0 = now_s();
+      rdma_get("lat", bufs[0], 4096, 0, 0, 0);
+      lat[i] = (now_s() - t0) * 1e6;
+    }
+    qsort(lat, N, sizeof lat[0], cmp_double);
+    printf("BENCH op=latency size=4096 p50_us=%.0f p99_us=%.0f\n", lat[N / 2],
+           lat[N * 99 / 100]);
+  }
+  fflush(stdout);
+  hipObjShutdown();
+}
+
 /* Store an object over plain HTTP (to set up other cases). */
 static void case_seed(const char *key, size_t n)
 {
@@ -432,6 +522,9 @@ int main(int argc, char **argv)
     case_vanish();
   else if (!strcmp(c, "wrong-cookie"))
     case_wrong_cookie();
+  else if (!strcmp(c, "bench"))
+    case_bench(argc > 3 ? atoi(argv[3]) : 1,
+               argc > 4 ? strtoull(argv[4], NULL, 10) : (64u << 20));
   else if (!strcmp(c, "seed") && argc == 5)
     case_seed(argv[3], strtoull(argv[4], NULL, 10));
   else if (!strcmp(c, "killed"))

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# hipObject against perftest on the same Soft-RoCE device, in one VM boot:
+# GET/PUT throughput (1 and 4 streams) next to ib_read_bw/ib_write_bw, and
+# a 4 KiB GET's latency next to ibv_rc_pingpong's round trip. Prints a
+# markdown table with the ratios; --write puts it in docs/performance.md.
+#   bench/rxe-bench.sh [--write]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=$root/build/vm
+res=$(mktemp -d)
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j"$(nproc)" --target hipobj hipobj-test-server hipobj-vmtest \
+  >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
+"$root/tools/rxe-vm/run.sh" --quiet --test-timeout 1200 --timeout 1500 --results "$res" \
+  --file "$build/src/libhipobj.so.0:lib/libhipobj.so.0" \
+  --file "$build/server/hipobj-test-server:bin/hipobj-test-server" \
+  --file "$build/tests/vm/hipobj-vmtest:bin/hipobj-vmtest" \
+  --file "$root/tests/vm/lib.sh:lib.sh" \
+  "$root/bench/rxe-bench-guest.sh"
+python3 "$root/bench/rxe-table.py" "$res/bench.txt" ${1:+"$1"} "$root/docs/performance.md"
