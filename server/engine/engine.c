@@ -294,7 +294,14 @@ static void send_final(struct slot *s, int status, uint64_t bytes)
                        .cookie = s->cookie ^ (s->e->cfg.fault_bad_cookie ? 1 : 0),
                        .bytes = bytes};
   struct ibv_wc wc;
-  if (s->e->cfg.fault_skip_final)
+  bool skip = false;
+  ho_mutex_lock(&s->e->mu);
+  if (s->e->cfg.fault_skip_final > 0) {
+    s->e->cfg.fault_skip_final--;
+    skip = true;
+  }
+  ho_mutex_unlock(&s->e->mu);
+  if (skip)
     return;
   if (ho_conn_send_msg(s->conn, &fin) == hipObjSuccess)
     wait_completion(s, &wc); /* so the QP is not reset under the send */

@@ -25,7 +25,8 @@ struct ho_engine_config {
   unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
   unsigned rdma_timeout_ms;   /* wait for a completion (default 10000) */
   /* Test knobs: misbehave on purpose. */
-  bool fault_skip_final;      /* move the data but never send final */
+  unsigned fault_skip_final;  /* the next N transfers move the data but
+                                 never send final */
   bool fault_bad_cookie;      /* put a different cookie in final */
 };
 

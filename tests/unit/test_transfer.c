@@ -199,7 +199,7 @@ static void server_never_sends_final(void **state)
 {
   struct fixture *f = *state;
   struct sim_peer mute;
-  struct ho_engine_config cfg = {.fault_skip_final = true};
+  struct ho_engine_config cfg = {.fault_skip_final = 1};
   assert_int_equal(sim_peer_create(&mute, &f->w.plat, &cfg, 4096), 0);
   struct sim_request r;
   sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_GET, 0, 4096);
