@@ -82,7 +82,10 @@ for p in "$KPKG" "${GUEST_PKGS[@]}"; do
 done
 if [ ${#need[@]} -gt 0 ]; then
   say "apt-get download ${#need[@]} packages"
-  (cd "$DEBS" && rxe_vm_apt download -q "${need[@]}" >&2)
+  if ! (cd "$DEBS" && rxe_vm_apt download -q "${need[@]}") > "$RXE_VM_CACHE/apt-download.log" 2>&1; then
+    cat "$RXE_VM_CACHE/apt-download.log" >&2
+    rxe_vm_die "apt-get download failed (log: $RXE_VM_CACHE/apt-download.log)"
+  fi
 fi
 for p in "$KPKG" "${GUEST_PKGS[@]}"; do
   [ -n "$(deb_of "$p")" ] || rxe_vm_die "package $p was not downloaded"
