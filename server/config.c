@@ -111,9 +111,10 @@ bool hs_parse_size(const char *s, uint64_t *out)
   uint64_t v = 0;
   const char *p = s;
   for (; *p >= '0' && *p <= '9'; p++) {
-    if (v > (UINT64_MAX - 9) / 10)
+    uint64_t d = (uint64_t)(*p - '0');
+    if (v > (UINT64_MAX - d) / 10)
       return false;
-    v = v * 10 + (uint64_t)(*p - '0');
+    v = v * 10 + d;
   }
   unsigned shift = 0;
   switch (*p) {

@@ -23,7 +23,7 @@ bool hs_etag_normalize(const char *s, size_t len, char out[HS_ETAG_MAX])
     s++;
     len -= 2;
   }
-  if (len < 32 || len >= HS_ETAG_MAX)
+  if (len < 32 || len > 32 + 1 + 5) /* hex, '-', at most 10000 parts */
     return false;
   char tmp[HS_ETAG_MAX];
   for (size_t i = 0; i < len; i++) {

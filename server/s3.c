@@ -423,6 +423,8 @@ void hs_op_end(struct hs_op *op)
   if (op->done)
     return;
   enum hs_err err = op->body_err;
+  if (err == HS_ERR_SIGNATURE) /* a chunk's signature */
+    hs_stat_add(&op->srv->stats->auth_failures, 1);
   if (err == HS_ERR_INVALID_ARGUMENT && hs_auth_streaming(&op->auth))
     err = HS_ERR_INCOMPLETE_BODY;
   if (!err && hs_auth_streaming(&op->auth)) {

@@ -472,6 +472,8 @@ enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n)
 {
   if (n > w->st->cfg.max_object_size - w->size)
     return HS_ERR_ENTITY_TOO_LARGE;
+  if (n == 0)
+    return HS_OK;
   enum hs_err err = w->st->ops->writer_write(w->bw, p, n);
   if (err)
     return err;

@@ -88,6 +88,8 @@ static enum hs_err mem_writer_write(struct hs_blob_writer *w, const void *p,
                                     size_t n)
 {
   struct hs_blob *b = w->b;
+  if (n == 0)
+    return HS_OK;
   if (n > SIZE_MAX - b->size)
     return HS_ERR_NOMEM;
   if (b->size + n > w->cap) {

@@ -128,6 +128,8 @@ static bool add_node(struct parser *p, const char *qn, size_t ql)
   int idx = (int)p->doc.n++;
   struct hs_xml_node *nd = &p->doc.nodes[idx];
   const char *colon = memchr(qn, ':', ql);
+  if (colon == qn)
+    return fail(p); /* an empty prefix */
   nd->name = colon ? colon + 1 : qn;
   nd->name_len = colon ? ql - (size_t)(colon + 1 - qn) : ql;
   if (nd->name_len == 0)
