@@ -11,7 +11,7 @@ enum {
   OPT_REGION, OPT_STATS_FILE, OPT_STATS_INTERVAL, OPT_DECLINE_RDMA,
   OPT_NO_RDMA, OPT_LOG_REQUESTS, OPT_MAX_OBJECT, OPT_MAX_HEADER, OPT_MAX_XML,
   OPT_MIN_PART, OPT_MAX_CONN, OPT_IDLE, OPT_SKEW, OPT_MAX_BUCKETS,
-  OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK, OPT_HELP,
+  OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK, OPT_RDMA_DEPTH, OPT_HELP,
   OPT_VERSION
 };
 
@@ -39,6 +39,7 @@ static const struct option options[] = {
     {"rdma-timeout-ms", required_argument, NULL, OPT_RDMA_TIMEOUT},
     {"rdma-qps", required_argument, NULL, OPT_RDMA_QPS},
     {"rdma-chunk-size", required_argument, NULL, OPT_RDMA_CHUNK},
+    {"rdma-depth", required_argument, NULL, OPT_RDMA_DEPTH},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -73,8 +74,12 @@ void hs_config_usage(FILE *f)
       "  --no-rdma              do not open an RDMA device at all\n"
       "  --rdma-timeout-ms MS   how long a client has to send \"ready\" and\n"
       "                         the transfer to finish (default 10000)\n"
-      "  --rdma-qps N           server QPs in the pool (default 64)\n"
-      "  --rdma-chunk-size SIZE bytes per registered chunk (default 4M)\n"
+      "  --rdma-qps N           server QPs, i.e. concurrent RDMA transfers\n"
+      "                         (default 16); more get 503\n"
+      "  --rdma-chunk-size SIZE bytes per work request (default 1M)\n"
+      "  --rdma-depth N         work requests in flight per transfer, READ\n"
+      "                         depth of a PUT included (default 4, at most\n"
+      "                         32)\n"
       "\n"
       "Limits:\n"
       "  --max-object-size SIZE largest object or part (default 5G); more is\n"
@@ -203,8 +208,9 @@ static void defaults(struct hs_config *c)
   c->max_buckets = 1000;
   c->max_uploads = 10000;
   c->rdma_timeout_ms = 10000;
-  c->rdma_qps = 64;
-  c->rdma_chunk_size = 4u << 20;
+  c->rdma_qps = 16;
+  c->rdma_chunk_size = 1u << 20;
+  c->rdma_depth = 4;
 }
 
 static bool set_size(const char *arg, uint64_t min, uint64_t *out)
@@ -249,7 +255,9 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
     return parse_uint(arg, 3600000, &c->rdma_timeout_ms) &&
            c->rdma_timeout_ms > 0;
   case OPT_RDMA_QPS:
-    return parse_uint(arg, 65536, &c->rdma_qps) && c->rdma_qps > 0;
+    return parse_uint(arg, 4096, &c->rdma_qps) && c->rdma_qps > 0;
+  case OPT_RDMA_DEPTH:
+    return parse_uint(arg, 32, &c->rdma_depth) && c->rdma_depth > 0;
   case OPT_RDMA_CHUNK:
     return set_size(arg, 4096, &c->rdma_chunk_size) &&
            c->rdma_chunk_size <= (1ull << 30);

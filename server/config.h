@@ -35,6 +35,7 @@ struct hs_config {
   unsigned max_uploads;
   unsigned rdma_timeout_ms;
   unsigned rdma_qps;
+  unsigned rdma_depth;
   uint64_t rdma_chunk_size;
 };
 

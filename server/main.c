@@ -63,7 +63,7 @@ static int run(const struct hs_config *cfg, const sigset_t *set)
             cfg->data_dir ? " in " : "", cfg->data_dir ? cfg->data_dir : "");
     goto out;
   }
-  if (hs_rdma_open(cfg, &stats, store, &rdma, &why)) {
+  if (hs_rdma_open(cfg, &stats, &rdma, &why)) {
     fprintf(stderr, PROG ": cannot use RDMA device %s: %s\n",
             cfg->nic ? cfg->nic : "(default)", hs_buf_cstr(&why));
     goto out_store;
@@ -73,6 +73,8 @@ static int run(const struct hs_config *cfg, const sigset_t *set)
             PROG ": RDMA unavailable (%s): serving plain HTTP only; requests "
                  "with x-amz-rdma-token get 501\n",
             hs_buf_cstr(&why));
+  else
+    fprintf(stderr, PROG ": RDMA on %s\n", hs_rdma_nic(rdma));
   struct hs_server srv = {
       .cfg = cfg, .store = store, .stats = &stats, .rdma = rdma};
   atomic_init(&srv.next_id, ((uint64_t)time(NULL) << 24) ^ 0x5eed);

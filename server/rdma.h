@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The server's side of the RDMA path, between the S3 layer and the protocol
- * engine (engine/): opening the engine (or finding that RDMA is not
- * available), and handing it requests that carry a token. */
+ * engine (engine/, docs/protocol.md): opening the engine (or finding that
+ * RDMA is not available here), and starting transfers whose payload comes
+ * from a store reader (GET) or goes to a store writer (PUT, UploadPart).
+ *
+ * A transfer answers first: hs_rdma_get/put return the reply header value
+ * at once, and the bytes move on the engine's thread once the client's
+ * ready message arrives. A PUT's object is committed (visible) only when
+ * every byte has arrived; otherwise it is aborted. */
 #ifndef HS_RDMA_H
 #define HS_RDMA_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "config.h"
@@ -14,18 +21,46 @@
 #include "store.h"
 
 struct hs_rdma;
+struct ho_platform;
 
-/* Opens the engine on cfg->nic (or the NIC the library would choose).
- * *out is NULL, with a one-line reason in why, when RDMA is not available
- * here (no libibverbs, no device, no active port): the server then serves
- * plain HTTP only. Errors only for --nic naming a device that cannot be
- * used. */
+/* "200:" and 88 hex digits, NUL */
+#define HS_RDMA_REPLY_MAX 96
+
+/* Opens the engine on cfg->nic (or the first device with an active port)
+ * of the production platform. *out is NULL, with a one-line reason in why,
+ * when RDMA is not available (--no-rdma, no libibverbs, no device, no
+ * active port): the server then serves plain HTTP only. Fails (HS_ERR_IO,
+ * reason in why) only when --nic names a device that cannot be used. */
 enum hs_err hs_rdma_open(const struct hs_config *cfg, struct hs_stats *stats,
-                         struct hs_store *store, struct hs_rdma **out,
-                         struct hs_buf *why);
-/* Accepts NULL. Waits for the transfers in flight, or times them out. */
+                         struct hs_rdma **out, struct hs_buf *why);
+/* The same on a given platform (the tests' simulated fabric). */
+enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
+                            const struct hs_config *cfg,
+                            struct hs_stats *stats, struct hs_rdma **out,
+                            struct hs_buf *why);
+/* Accepts NULL. Waits for the transfers in flight to end (each ends at the
+ * latest at its timeouts). */
 void hs_rdma_close(struct hs_rdma *r);
-/* The NIC in use, for the startup line. */
 const char *hs_rdma_nic(const struct hs_rdma *r);
+
+enum hs_rdma_start {
+  HS_RDMA_STARTED,  /* reply holds "200:<server token>" */
+  HS_RDMA_BAD_TOKEN,/* malformed: 400, no reply header */
+  HS_RDMA_DECLINED, /* cannot serve it: 501, reply 501 */
+  HS_RDMA_BUSY      /* every server QP is in use: 503, reply 503 */
+};
+
+/* Moves [offset, offset + length) of the reader's object into the client's
+ * buffer. Takes the reader in every case. */
+enum hs_rdma_start hs_rdma_get(struct hs_rdma *r, const char *token,
+                               struct hs_reader *reader, uint64_t offset,
+                               uint64_t length, char reply[HS_RDMA_REPLY_MAX]);
+/* Reads `size` bytes from the client's buffer into the writer, then
+ * commits it (checking content_md5 if not NULL) or aborts it. Takes the
+ * writer in every case. */
+enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
+                               struct hs_writer *w, uint64_t size,
+                               const uint8_t *content_md5,
+                               char reply[HS_RDMA_REPLY_MAX]);
 
 #endif

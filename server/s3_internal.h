@@ -116,6 +116,10 @@ void hs_s3_admin(struct hs_op *op);
  * does, the answer (400, 501, or the engine's) is set in op->resp. */
 bool hs_s3_rdma(struct hs_op *op);
 
+/* UploadPart's partNumber (1..10000) and uploadId, into the op.
+ * Errors: HS_ERR_INVALID_ARGUMENT, HS_ERR_NO_UPLOAD. */
+enum hs_err hs_op_part_args(struct hs_op *op);
+
 /* Reads the attributes a PUT gives (Content-Type, x-amz-meta-*).
  * Errors: HS_ERR_INVALID_ARGUMENT (too long). */
 enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out);

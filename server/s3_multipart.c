@@ -50,11 +50,15 @@ static enum hs_err part_number(struct hs_op *op)
   return HS_OK;
 }
 
-static enum hs_step part_begin(struct hs_op *op)
+enum hs_err hs_op_part_args(struct hs_op *op)
 {
   enum hs_err err = part_number(op);
-  if (!err)
-    err = upload_id(op);
+  return err ? err : upload_id(op);
+}
+
+static enum hs_step part_begin(struct hs_op *op)
+{
+  enum hs_err err = hs_op_part_args(op);
   uint64_t hint = op->req.has_length ? op->req.content_length : 0;
   const char *d =
       hs_header_get(&op->req.headers, "x-amz-decoded-content-length");
