@@ -7,7 +7,7 @@
  *   hipobj-vmtest ENDPOINT CASE [ARG]
  *   cases: init, sizes, upload-part, threads N, decline, no-final,
  *          vanish, wrong-cookie, killed, seed KEY SIZE,
- *          bench [STREAMS [MAX_SIZE]] */
+ *          bench [STREAMS [MAX_SIZE]], mkbucket NAME, stats */
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -525,7 +525,15 @@ int main(int argc, char **argv)
   else if (!strcmp(c, "bench"))
     case_bench(argc > 3 ? atoi(argv[3]) : 1,
                argc > 4 ? strtoull(argv[4], NULL, 10) : (64u << 20));
-  else if (!strcmp(c, "seed") && argc == 5)
+  else if (!strcmp(c, "mkbucket") && argc == 4)
+    make_bucket(argv[3]);
+  else if (!strcmp(c, "stats")) {
+    struct s3mini r;
+    request(&r, "GET", "/_hipobj/stats");
+    s3mini_send(&r, NULL);
+    printf("%s\n", r.resp ? r.resp : "");
+    s3mini_reset(&r);
+  } else if (!strcmp(c, "seed") && argc == 5)
     case_seed(argv[3], strtoull(argv[4], NULL, 10));
   else if (!strcmp(c, "killed"))
     case_killed();
