@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # Runs inside the Soft-RoCE VM (see bench/rxe-bench.sh): perftest and
 # hipObject on the same rxe device, same sizes, one boot. Writes raw lines
 # to $RESULTS/bench.txt.

@@ -1,6 +1,6 @@
-#!/bin/bash
+#!/bin/sh
 # The demo itself, run by scripts/demo.sh inside the Soft-RoCE VM (or on the
-# host with --native): start hipobj-test-server on the RDMA device, PUT a
+# host with --native; POSIX sh, as the VM has only busybox): start hipobj-test-server on the RDMA device, PUT a
 # file and GET it back with the hipobj command, verify, and report what moved
 # the bytes and how fast.
 set -u
@@ -21,11 +21,11 @@ done
 echo "demo: hipobj-test-server on $ep, RDMA device $RXE_DEV"
 head -c $((DEMO_MIB << 20)) /dev/urandom >"$log/original.bin"
 hipobj-vmtest "$ep" mkbucket demo >/dev/null
-cli=(hipobj --endpoint "$ep" --nic "$RXE_DEV" --require-rdma --no-progress -v)
+cli() { hipobj --endpoint "$ep" --nic "$RXE_DEV" --require-rdma --no-progress -v "$@"; }
 echo "demo: PUT ${DEMO_MIB} MiB"
-"${cli[@]}" put "$log/original.bin" s3://demo/object.bin || exit 1
+cli put "$log/original.bin" s3://demo/object.bin || exit 1
 echo "demo: GET it back"
-"${cli[@]}" get s3://demo/object.bin -o "$log/copy.bin" || exit 1
+cli get s3://demo/object.bin -o "$log/copy.bin" || exit 1
 if cmp -s "$log/original.bin" "$log/copy.bin"; then
   echo "demo: the copy is identical ($(sha256sum <"$log/copy.bin" | cut -c1-16)...)"
 else

@@ -13,6 +13,7 @@ cmake --build "$build" -j"$(nproc)" --target hipobj hipobj-test-server \
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("$root"/tests/vm/cases/*.sh)
 exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 240 --timeout 1500 \
+  --log "$root/build/vm-lane.log" \
   --file "$build/src/libhipobj.so.0:lib/libhipobj.so.0" \
   --file "$build/server/hipobj-test-server:bin/hipobj-test-server" \
   --file "$build/tests/vm/hipobj-vmtest:bin/hipobj-vmtest" \

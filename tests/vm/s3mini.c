@@ -95,6 +95,8 @@ int s3mini_send(struct s3mini *r, const char *token)
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, 120L);
+  if (getenv("S3MINI_VERBOSE"))
+    curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
   CURLcode rc = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
   curl_slist_free_all(h);

@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # GET/PUT of 1 B .. 64 MiB at offsets, a ranged GET, UploadPart, and more
 # client threads than connections; server counters prove the RDMA path.
 . /payload/lib.sh

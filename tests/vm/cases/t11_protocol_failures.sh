@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # A wrong cookie, and a client that vanishes after the reply (the server
 # reclaims its QP at its ready timeout and serves the next request).
 . /payload/lib.sh

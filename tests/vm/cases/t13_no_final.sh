@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # The server never sends its final message once: the client fails at its
 # transfer timeout, and the next transfer works.
 . /payload/lib.sh

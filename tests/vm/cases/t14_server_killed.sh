@@ -1,4 +1,4 @@
-#!/bin/bash
+#!/bin/sh
 # The server is killed in the middle of large GETs: the client's transfer
 # fails within a bounded time instead of hanging.
 . /payload/lib.sh
