@@ -163,8 +163,8 @@ bool tool_parse(int argc, char **argv, struct tool_opts *o)
   o->gpu = -1;
   optind = 1;
   opterr = 0;
-  int c;
-  while ((c = getopt_long(argc, argv, "o:vqh", long_opts, NULL)) != -1) {
+  int c, index = -1;
+  while ((c = getopt_long(argc, argv, "o:vqh", long_opts, &index)) != -1) {
     if (c == 'h')
       return false;
     if (c == '?' || c == ':') {
@@ -172,11 +172,11 @@ bool tool_parse(int argc, char **argv, struct tool_opts *o)
       return false;
     }
     if (!parse_one(c, optarg, o)) {
-      tool_err("invalid value for %s: %s", argv[optind - 2 >= 0 ? optind - 2
-                                                               : 0],
-               optarg ? optarg : "");
+      tool_err("invalid value for --%s: %s",
+               index >= 0 ? long_opts[index].name : "?", optarg ? optarg : "");
       return false;
     }
+    index = -1;
   }
   if (o->require_rdma && o->no_rdma) {
     tool_err("--require-rdma and --no-rdma contradict each other");
@@ -297,7 +297,9 @@ static void fill_config(const struct tool_session *s,
 static bool auto_nic_applies(const struct tool_session *s,
                              const struct tool_opts *o, hipObjOpError_t e)
 {
-  return e == hipObjNicNotFound && !o->nic && !o->no_rdma && !s->gpu;
+  const char *env_nic = getenv("HIPOBJ_NIC");
+  return e == hipObjNicNotFound && !o->nic && !(env_nic && env_nic[0]) &&
+         !o->no_rdma && !s->gpu;
 }
 
 static int create_client(struct tool_session *s, const struct tool_opts *o)

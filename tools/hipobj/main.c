@@ -24,7 +24,7 @@ static const char help[] =
     "  --endpoint URL      S3 endpoint (AWS_ENDPOINT_URL; default AWS)\n"
     "  --region NAME       signing region (AWS_REGION; default us-east-1)\n"
     "  --unsigned          do not sign requests, even with keys set\n"
-    "  --nic NAMES         RDMA devices hipObject may use (comma-separated)\n"
+    "  --nic NAMES         RDMA devices hipObject may use (HIPOBJ_NIC)\n"
     "  --gpu N | --host    GPU N's memory, or host memory (the default)\n"
     "  --part-size SIZE    bytes per range or part (default 1G, at most 4G)\n"
     "  --concurrency N     ranges or parts in flight (default 4)\n"

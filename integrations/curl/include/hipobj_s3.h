@@ -154,6 +154,7 @@ typedef int (*hipObjS3Progress_t)(void *ctx, uint64_t done, uint64_t total);
  *   accessKey    AWS_ACCESS_KEY_ID; secretKey AWS_SECRET_ACCESS_KEY;
  *   sessionToken AWS_SESSION_TOKEN. Requests are signed (SigV4) when both
  *                keys are known, and sent unsigned otherwise.
+ *   nicHint      HIPOBJ_NIC (a host without a GPU needs one for RDMA)
  */
 typedef struct {
   const char *endpoint;

@@ -134,6 +134,21 @@ static hipObjS3Status_t resolve_keys(const hipObjS3Config_t *cfg,
   return hipObjS3Ok;
 }
 
+static hipObjS3Status_t resolve_nic(const hipObjS3Config_t *cfg,
+                                    ho_s3_getenv_fn get, void *ctx,
+                                    struct ho_s3_settings *s, char *err,
+                                    size_t len)
+{
+  const char *nic = first(cfg ? cfg->nicHint : NULL,
+                          env(s, get, ctx, "HIPOBJ_NIC"));
+  if (!nic)
+    return hipObjS3Ok;
+  if (!copy_str(s->nic_hint, sizeof s->nic_hint, nic))
+    return bad(err, len, "NIC hint too long");
+  s->has_nic_hint = true;
+  return hipObjS3Ok;
+}
+
 static hipObjS3Status_t resolve_transfer(const hipObjS3Config_t *cfg,
                                          struct ho_s3_settings *s, char *err,
                                          size_t len)
@@ -158,11 +173,6 @@ static hipObjS3Status_t resolve_transfer(const hipObjS3Config_t *cfg,
   if ((cfg->flags & HIPOBJ_S3_NO_RDMA) && (cfg->flags & HIPOBJ_S3_REQUIRE_RDMA))
     return bad(err, len, "HIPOBJ_S3_NO_RDMA and HIPOBJ_S3_REQUIRE_RDMA "
                          "contradict each other");
-  if (cfg->nicHint && cfg->nicHint[0]) {
-    if (!copy_str(s->nic_hint, sizeof s->nic_hint, cfg->nicHint))
-      return bad(err, len, "NIC hint too long");
-    s->has_nic_hint = true;
-  }
   return hipObjS3Ok;
 }
 
@@ -201,6 +211,7 @@ hipObjS3Status_t ho_s3_settings_resolve(const hipObjS3Config_t *cfg,
   if ((st = resolve_location(cfg, get, get_ctx, out, err, err_len)) ||
       (st = resolve_keys(cfg, get, get_ctx, out, err, err_len)) ||
       (st = resolve_transfer(cfg, out, err, err_len)) ||
+      (st = resolve_nic(cfg, get, get_ctx, out, err, err_len)) ||
       (st = resolve_callbacks(cfg, out, err, err_len)))
     return st;
   return hipObjS3Ok;

@@ -87,12 +87,16 @@ static hipObjS3Status_t register_all(struct ho_s3_xfer *x, bool *owned,
       continue;
     res->rdmaError = e.opError;
     return ho_s3_fail(res, hipObjS3RdmaFailed, "cannot register the %s "
-                      "buffer with hipObject (%s)%s",
+                      "buffer with hipObject (%s)%s; plain HTTP needs no "
+                      "registration (--no-rdma)",
                       x->mem == hipObjS3MemDevice ? "device" : "host",
                       hipObjGetErrorString(e.opError),
                       e.opError == hipObjDmabufNotSupported
                           ? ": GPU-direct RDMA is required "
                             "(HIPOBJ_REQUIRE_GPU_DIRECT) but impossible"
+                      : e.opError == hipObjRdmaError
+                          ? ": is the locked-memory limit (ulimit -l) too "
+                            "small?"
                           : "");
   }
   return hipObjS3Ok;

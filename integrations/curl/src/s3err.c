@@ -217,6 +217,11 @@ hipObjS3Status_t ho_s3_http_failure(const struct ho_s3_settings *s,
                       "request's Authorization header (%s%s%s): check the "
                       "region (signing for %s; --region or AWS_REGION)", code,
                       msg[0] ? ": " : "", msg, s->region);
+  if (status == 301 || !strcmp(code, "PermanentRedirect"))
+    return ho_s3_fail(res, hipObjS3HttpError, "the bucket is served from "
+                      "another endpoint or region (HTTP %ld %s): set the "
+                      "bucket's region (--region, AWS_REGION) or its "
+                      "endpoint", status, code);
   if (!strcmp(code, "EntityTooSmall"))
     return ho_s3_fail(res, hipObjS3HttpError, "the server refused a part as "
                       "too small (EntityTooSmall): raise the part size (S3's "

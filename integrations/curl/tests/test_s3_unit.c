@@ -58,6 +58,12 @@ static void config_environment(void **state)
   assert_string_equal(s.access_key, "AK");
   assert_string_equal(s.session_token, "TOKEN");
   assert_true(s.sign);
+  assert_false(s.has_nic_hint);
+  struct env n = {{"HIPOBJ_NIC"}, {"rxe0"}};
+  assert_int_equal(ho_s3_settings_resolve(NULL, table_env, &n, &s, err,
+                                          sizeof err), hipObjS3Ok);
+  assert_true(s.has_nic_hint);
+  assert_string_equal(s.nic_hint, "rxe0");
 }
 
 static void config_arguments_win(void **state)

@@ -1,0 +1,17 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# hipobj bench over RDMA on Soft-RoCE: the table (also in $RESULTS), every
+# row moved by RDMA.
+. /payload/lib.sh
+. /payload/vmlib.sh
+start_server --log-requests || exit 1
+curl -sf -X PUT "$ENDPOINT/bench" >/dev/null || { echo "no bucket"; exit 1; }
+ho bench s3://bench/vm --sizes 4K,64K,1M,16M --concurrency 1,4 --iterations 20 --require-rdma
+cat "$W/out"
+[ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ] && cp "$W/out" "$RESULTS/hipobj-bench.txt"
+[ $RC = 0 ] && pass "bench ran" || fail "bench: rc $RC"
+[ "$(grep -c '^PUT\|^GET' "$W/out")" = 16 ] && pass "16 rows" || fail "rows"
+grep '^PUT\|^GET' "$W/out" | grep -qv ' RDMA$' && fail "a row not by RDMA" || pass "every row by RDMA"
+ho bench s3://bench/vm --sizes 1M --concurrency 2 --iterations 5 --json
+[ $RC = 0 ] && grep -q '"path": "RDMA"' "$W/out" && pass "bench --json" || fail "bench --json"
+finish
