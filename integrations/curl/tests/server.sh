@@ -5,6 +5,8 @@
 #   stop_server                               kills SERVER_PID (only it)
 #   skip REASON                               prints the reason, exits 77
 #   stat_value NAME                           a counter from /_hipobj/stats
+#   closed_port                               sets CLOSED_ENDPOINT: nothing
+#                                             listens there
 #
 # The server listens on 127.0.0.1 port 0 and prints the port it got; every
 # test gets its own server, so tests run in parallel.
@@ -64,4 +66,22 @@ stat_value() {
 v=json.load(sys.stdin)
 for k in sys.argv[1].split("."): v=v[k]
 print(v)' "$1"
+}
+
+# An endpoint where nothing listens: the port of a server started and
+# stopped here (port 1 and friends may be in use on a shared machine).
+closed_port() {
+  local bin=$1 pid port dir
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/hipobj-closed.XXXXXX")
+  "$bin" --listen 127.0.0.1:0 >"$dir/out" 2>/dev/null &
+  pid=$!
+  for _ in $(seq 1 100); do
+    port=$(sed -n 's|^listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' "$dir/out")
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  rm -rf "$dir"
+  CLOSED_ENDPOINT="http://127.0.0.1:${port:-1}"
 }

@@ -17,6 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <cmocka.h>
 #include <curl/curl.h>
@@ -312,20 +317,38 @@ static void delete_object(void **state)
   hipObjS3ClientDestroy(c);
 }
 
+/* A port nothing listens on: bound (so nobody else takes it), never
+ * listening, so a connection is refused. */
+static int closed_port(int *fd)
+{
+  struct sockaddr_in a = {.sin_family = AF_INET};
+  socklen_t len = sizeof a;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  *fd = socket(AF_INET, SOCK_STREAM, 0);
+  assert_true(*fd >= 0);
+  assert_int_equal(bind(*fd, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(getsockname(*fd, (struct sockaddr *)&a, &len), 0);
+  return ntohs(a.sin_port);
+}
+
 static void unreachable(void **state)
 {
   hipObjS3Config_t cfg;
   hipObjS3Client_t *c;
   hipObjS3Result_t r;
   uint8_t b[4];
+  char url[64];
+  int fd;
+  snprintf(url, sizeof url, "http://127.0.0.1:%d", closed_port(&fd));
   hipObjS3ConfigInit(&cfg);
-  cfg.endpoint = "http://127.0.0.1:1";
+  cfg.endpoint = url;
   cfg.flags = HIPOBJ_S3_NO_ENV;
   assert_int_equal(hipObjS3ClientCreate(&cfg, &c, &r), hipObjS3Ok);
   assert_int_equal(hipObjS3GetObject(c, bucket, "k", b, 4, hipObjS3MemHost,
                                      &r), hipObjS3ConnectFailed);
   assert_non_null(strstr(r.message, "is the server running"));
   hipObjS3ClientDestroy(c);
+  close(fd);
 }
 
 /* ---- device memory: never touched by the CPU ---------------------------- */

@@ -62,7 +62,8 @@ run get s3://nobucket/k "${E[@]}"
 expect_rc 3 "bucket 'nobucket' does not exist" "missing bucket: exit 3"
 run put "$WORK/small" s3://nobucket/k "${E[@]}"
 expect_rc 3 "NoSuchBucket" "put to a missing bucket: exit 3"
-run get s3://data/small --endpoint http://127.0.0.1:1 -o /dev/null
+closed_port "$SERVER_BIN"
+run get s3://data/small --endpoint "$CLOSED_ENDPOINT" -o /dev/null
 expect_rc 5 "is the server running" "unreachable endpoint: exit 5"
 run put "$WORK/no-such-file" s3://data/k "${E[@]}"
 expect_rc 9 "cannot open" "missing local file: exit 9"
