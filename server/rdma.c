@@ -68,7 +68,7 @@ enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
   if (e != hipObjSuccess) {
     free(r);
     if (cfg->nic) {
-      hs_buf_printf(why, "%s: %s", cfg->nic, err_name(e));
+      hs_buf_puts(why, err_name(e));
       return HS_ERR_IO;
     }
     hs_buf_puts(why, e == hipObjNicNotFound
