@@ -24,6 +24,7 @@ static struct hs_digest *digest_new(const EVP_MD *md)
 
 struct hs_digest *hs_digest_md5(void) { return digest_new(EVP_md5()); }
 struct hs_digest *hs_digest_sha256(void) { return digest_new(EVP_sha256()); }
+struct hs_digest *hs_digest_sha1(void) { return digest_new(EVP_sha1()); }
 
 void hs_digest_update(struct hs_digest *d, const void *p, size_t n)
 {

@@ -15,8 +15,9 @@
 struct hs_digest;
 struct hs_digest *hs_digest_md5(void);
 struct hs_digest *hs_digest_sha256(void);
+struct hs_digest *hs_digest_sha1(void);
 void hs_digest_update(struct hs_digest *d, const void *p, size_t n);
-/* Writes the digest (16 or 32 bytes) and frees d. */
+/* Writes the digest (16, 20 or 32 bytes) and frees d. */
 void hs_digest_final(struct hs_digest *d, uint8_t *out);
 /* Frees d without a result. Accepts NULL. */
 void hs_digest_free(struct hs_digest *d);

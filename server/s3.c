@@ -176,6 +176,7 @@ void hs_op_free(struct hs_op *op)
     hs_stat_add(&op->srv->stats->aborted_bodies, 1);
   }
   hs_auth_free(&op->auth);
+  hs_cksum_free(&op->cksum);
   hs_query_free(&op->query);
   hs_buf_free(&op->body);
   hs_buf_free(&op->resp.headers);
@@ -318,6 +319,36 @@ static enum hs_err check_auth(struct hs_op *op)
   return err;
 }
 
+/* x-amz-checksum-ALG in a header, or announced by x-amz-trailer for an
+ * aws-chunked body: the payload of a PutObject or UploadPart is checked
+ * against it before the commit. */
+static enum hs_err setup_checksum(struct hs_op *op)
+{
+  if (op->kind != HS_OP_PUT_OBJECT && op->kind != HS_OP_UPLOAD_PART)
+    return HS_OK;
+  const struct hs_headers *h = &op->req.headers;
+  enum hs_cksum_alg alg = HS_CK_NONE;
+  const char *value = NULL;
+  for (size_t i = 0; i < h->n; i++) {
+    enum hs_cksum_alg a = hs_cksum_alg_of_header(h->v[i].name);
+    if (a == HS_CK_NONE)
+      continue;
+    if (alg != HS_CK_NONE)
+      return HS_ERR_INVALID_ARGUMENT; /* one checksum per request */
+    alg = a;
+    value = h->v[i].value;
+  }
+  const char *trailer = hs_header_get(h, "x-amz-trailer");
+  if (alg == HS_CK_NONE && trailer && hs_auth_streaming(&op->auth))
+    alg = hs_cksum_alg_of_header(trailer);
+  if (alg == HS_CK_NONE)
+    return HS_OK;
+  enum hs_err err = hs_cksum_begin(&op->cksum, alg);
+  if (!err && value)
+    err = hs_cksum_expect(&op->cksum, value, strlen(value));
+  return err == HS_ERR_INVALID_DIGEST ? HS_ERR_INVALID_ARGUMENT : err;
+}
+
 enum hs_step hs_op_begin(struct hs_op *op)
 {
   const struct hs_config *cfg = op->srv->cfg;
@@ -347,6 +378,13 @@ enum hs_step hs_op_begin(struct hs_op *op)
     return fail(op, HS_ERR_NOT_IMPLEMENTED);
   if ((err = parse_content_md5(op)))
     return fail(op, err);
+  if ((err = setup_checksum(op))) {
+    hs_op_error_msg(op, err, err == HS_ERR_INVALID_ARGUMENT
+                                 ? "An x-amz-checksum header is malformed, "
+                                   "or there are several."
+                                 : NULL);
+    return HS_STEP_RESPOND;
+  }
   if (hs_s3_rdma(op))
     return HS_STEP_RESPOND;
   op->body_mode = HS_BODY_NONE;
@@ -372,6 +410,8 @@ static enum hs_err payload(void *ctx, const char *p, size_t n)
     return HS_ERR_ENTITY_TOO_LARGE;
   op->body_bytes += n;
   hs_auth_payload(&op->auth, p, n);
+  if (op->cksum.alg)
+    hs_cksum_update(&op->cksum, p, n);
   switch (op->body_mode) {
   case HS_BODY_WRITER:
     hs_stat_add(&op->srv->stats->http_bytes_in, n);
@@ -389,6 +429,28 @@ static enum hs_err chunk_end(void *ctx, uint64_t size, const char *sig)
   return hs_auth_chunk_end(&op->auth, sig);
 }
 
+/* An aws-chunked trailer: the checksum x-amz-trailer announced. */
+static enum hs_err trailer(void *ctx, const char *line, size_t n)
+{
+  struct hs_op *op = ctx;
+  const char *colon = memchr(line, ':', n);
+  char name[64];
+  size_t nl = (size_t)(colon - line);
+  if (!op->cksum.alg || nl >= sizeof name)
+    return HS_OK;
+  memcpy(name, line, nl);
+  name[nl] = '\0';
+  if (hs_cksum_alg_of_header(name) != op->cksum.alg)
+    return HS_OK;
+  const char *v = colon + 1;
+  size_t vl = n - nl - 1;
+  while (vl && *v == ' ') {
+    v++;
+    vl--;
+  }
+  return hs_cksum_expect(&op->cksum, v, vl);
+}
+
 void hs_op_body(struct hs_op *op, const char *data, size_t n)
 {
   struct hs_op_ext *x = ext(op);
@@ -397,7 +459,7 @@ void hs_op_body(struct hs_op *op, const char *data, size_t n)
     return;
   if (hs_auth_streaming(&op->auth)) {
     struct hs_awschunk_cbs cbs = {
-        .ctx = op, .data = payload, .chunk_end = chunk_end, .trailer = NULL};
+        .ctx = op, .data = payload, .chunk_end = chunk_end, .trailer = trailer};
     op->body_err = hs_awschunk_feed(&x->chunk, data, n, &cbs);
   } else {
     op->body_err = payload(op, data, n);
@@ -416,6 +478,30 @@ static enum hs_err check_decoded_length(struct hs_op *op)
   if (*v < '0' || *v > '9' || *end || n != op->body_bytes)
     return HS_ERR_INCOMPLETE_BODY;
   return HS_OK;
+}
+
+/* True (and the error set) if the payload does not match its checksum. */
+static bool check_checksum(struct hs_op *op)
+{
+  struct hs_cksum *c = &op->cksum;
+  char m[160];
+  if (!c->have_expected) {
+    snprintf(m, sizeof m, "The trailer %s announced by x-amz-trailer is "
+                          "missing.", hs_cksum_header(c->alg));
+    hs_op_error_msg(op, HS_ERR_INVALID_ARGUMENT, m);
+    return true;
+  }
+  uint8_t got[HS_CKSUM_MAX];
+  size_t n = hs_cksum_len(c->alg);
+  hs_cksum_final(c, got);
+  if (!hs_mem_equal(got, c->expected, n)) {
+    snprintf(m, sizeof m, "The %s you specified did not match the "
+                          "calculated checksum.", hs_cksum_name(c->alg));
+    hs_op_error_msg(op, HS_ERR_BAD_DIGEST, m);
+    return true;
+  }
+  hs_base64_encode(got, n, op->cksum_b64);
+  return false;
 }
 
 void hs_op_end(struct hs_op *op)
@@ -452,7 +538,11 @@ void hs_op_end(struct hs_op *op)
     hs_op_error(op, err);
     return;
   }
+  if (op->cksum.alg && check_checksum(op))
+    return;
   dispatch_end(op);
   if (!op->done)
     hs_op_error(op, HS_ERR_INTERNAL);
+  else if (op->cksum.alg && op->resp.status == 200)
+    hs_resp_header(&op->resp, hs_cksum_header(op->cksum.alg), op->cksum_b64);
 }

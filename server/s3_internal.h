@@ -5,6 +5,7 @@
 #define HS_S3_INTERNAL_H
 
 #include "auth.h"
+#include "checksum.h"
 #include "hash.h"
 #include "s3.h"
 #include "uri.h"
@@ -76,6 +77,8 @@ struct hs_op {
   bool has_content_md5;
   uint8_t content_md5[HS_MD5_LEN];
   enum hs_err body_err; /* the first error while receiving */
+  struct hs_cksum cksum; /* x-amz-checksum-*, PutObject and UploadPart */
+  char cksum_b64[48];    /* its value, once verified */
   unsigned part_number;  /* UploadPart */
   const char *upload_id; /* UploadPart, Complete, Abort, ListParts */
 

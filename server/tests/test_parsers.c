@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "awschunk.h"
+#include "checksum.h"
 #include "config.h"
 #include "etag.h"
 #include "range.h"
@@ -376,6 +377,56 @@ static void awschunk(void **state)
                    HS_ERR_INVALID_ARGUMENT);
 }
 
+/* ---- flexible checksums ------------------------------------------------ */
+
+static void checksums(void **state)
+{
+  /* the catalogue's check values, over "123456789" */
+  assert_int_equal(hs_crc32(0, "123456789", 9), 0xCBF43926u);
+  assert_int_equal(hs_crc32c(0, "123456789", 9), 0xE3069283u);
+  assert_true(hs_crc64nvme(0, "123456789", 9) == 0xAE8B14860A799888ull);
+  /* incremental equals whole */
+  assert_int_equal(hs_crc32(hs_crc32(0, "1234", 4), "56789", 5), 0xCBF43926u);
+  char b64[64];
+  hs_base64_encode((const uint8_t *)"\xcb\xf4\x39\x26", 4, b64);
+  assert_string_equal(b64, "y/Q5Jg==");
+  hs_base64_encode((const uint8_t *)"ab", 2, b64);
+  assert_string_equal(b64, "YWI=");
+  hs_base64_encode((const uint8_t *)"abc", 3, b64);
+  assert_string_equal(b64, "YWJj");
+  assert_int_equal(hs_cksum_alg_of_header("X-Amz-Checksum-CRC32"),
+                   HS_CK_CRC32);
+  assert_int_equal(hs_cksum_alg_of_header("x-amz-checksum-crc64nvme"),
+                   HS_CK_CRC64NVME);
+  assert_int_equal(hs_cksum_alg_of_header("x-amz-checksum-md5"), HS_CK_NONE);
+  static const struct {
+    enum hs_cksum_alg alg;
+    const char *b64;
+  } ok[] = {{HS_CK_CRC32, "y/Q5Jg=="},
+            {HS_CK_CRC32C, "4waSgw=="},
+            {HS_CK_CRC64NVME, "rosUhgp5mIg="},
+            {HS_CK_SHA1, "98O8HYCOBHMq32eZZczDTKeuNEE="},
+            {HS_CK_SHA256, "FeKw08M4keuw8e9gnsQZQgwg4yDOlMZfvIwzEkSOsiU="}};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    struct hs_cksum c;
+    assert_int_equal(hs_cksum_begin(&c, ok[i].alg), HS_OK);
+    assert_int_equal(hs_cksum_expect(&c, ok[i].b64, strlen(ok[i].b64)),
+                     HS_OK);
+    hs_cksum_update(&c, "12345", 5);
+    hs_cksum_update(&c, "6789", 4);
+    uint8_t got[HS_CKSUM_MAX];
+    hs_cksum_final(&c, got);
+    assert_memory_equal(got, c.expected, hs_cksum_len(ok[i].alg));
+    hs_cksum_free(&c);
+  }
+  struct hs_cksum c;
+  hs_cksum_begin(&c, HS_CK_CRC32);
+  assert_int_equal(hs_cksum_expect(&c, "y/Q5", 4), HS_ERR_INVALID_DIGEST);
+  assert_int_equal(hs_cksum_expect(&c, "not base64", 10),
+                   HS_ERR_INVALID_DIGEST);
+  hs_cksum_free(&c);
+}
+
 /* ---- sizes, addresses, dates --------------------------------------------- */
 
 static void sizes(void **state)
@@ -495,7 +546,8 @@ int main(void)
       cmocka_unit_test(bucket_names),  cmocka_unit_test(path_parse),
       cmocka_unit_test(query_parse),   cmocka_unit_test(uri_encode),
       cmocka_unit_test(range_parse),   cmocka_unit_test(etags),
-      cmocka_unit_test(awschunk),      cmocka_unit_test(sizes),
+      cmocka_unit_test(awschunk),      cmocka_unit_test(checksums),
+      cmocka_unit_test(sizes),
       cmocka_unit_test(listen_addresses), cmocka_unit_test(config_parse),
       cmocka_unit_test(dates),
   };

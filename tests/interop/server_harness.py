@@ -93,16 +93,17 @@ class Server:
         with urllib.request.urlopen(self.url + "/_hipobj/stats") as r:
             return json.loads(r.read())
 
-    def stop(self, timeout=30):
-        """SIGTERM; returns the exit status."""
+    def stop(self, timeout=30, sig=signal.SIGTERM):
+        """Sends sig (SIGTERM) to the server's PID; returns its exit
+        status."""
         if not self.proc:
             return None
-        self.proc.send_signal(signal.SIGTERM)
+        self.proc.send_signal(sig)
         try:
             rc = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.kill()
-            raise Failure("server did not stop on SIGTERM")
+            raise Failure("server did not stop on signal %d" % sig)
         self.proc.stdout.close()
         self.proc = None
         return rc

@@ -11,15 +11,19 @@ RDMA device; added after signing: rejected).
 
 Usage: test_boto3.py PATH-TO-hipobj-test-server. Exit 77 without boto3."""
 
+import base64
 import hashlib
+import json
 import os
 import random
 import shutil
+import signal
 import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_harness import SKIP, Failure, Server, main  # noqa: E402
@@ -104,6 +108,9 @@ def objects(s3, c, bucket):
                           ContentType="application/x-test",
                           Metadata={"Origin": "boto3", "n": str(size)})
         c.eq(r["ETag"], '"%s"' % md5hex(data), "PUT ETag of %d bytes" % size)
+        if "ChecksumCRC32" in r:  # current SDKs send one; it was verified
+            c.eq(r["ChecksumCRC32"], base64.b64encode(
+                zlib.crc32(data).to_bytes(4, "big")).decode(), "CRC32 echo")
         g = s3.get_object(Bucket=bucket, Key=key)
         c.eq(g["Body"].read(), data, "GET bytes of %d" % size)
         c.eq(g["ETag"], '"%s"' % md5hex(data), "GET ETag of %d" % size)
@@ -446,17 +453,50 @@ def sigv4_rejections(url, c):
     c.ok("x-amz-rdma-reply" not in h, "no reply header on a 403")
 
 
+def observability(srv, c, stats_path):
+    """The stats file, the request log, a clean stop on SIGINT."""
+    time.sleep(0.3)  # one --stats-interval-ms at least
+    with open(stats_path) as f:
+        st = json.load(f)
+    c.ok(st["requests"]["total"] > 100, "stats file written while running")
+    rc = srv.stop(sig=signal.SIGINT)
+    c.eq(rc, 0, "clean exit on SIGINT")
+    with open(stats_path) as f:
+        final = json.load(f)
+    c.ok(final["requests"]["total"] >= st["requests"]["total"],
+         "stats file written at exit")
+    c.eq(final["http"]["bytes_in"], srv.last_stats["http"]["bytes_in"],
+         "stats file = /_hipobj/stats")
+    log = srv.stderr().splitlines()
+    lines = [l for l in log if " PutObject " in l or " GetObject " in l]
+    c.ok(len(lines) > 20, "one log line per request")
+    f = lines[0].split()
+    c.ok(len(f) >= 10 and f[2] in ("PUT", "GET") and f[3].startswith("/") and
+         f[4].isdigit() and f[6] == "http", "log line fields: %r" % lines[0])
+    c.ok(all("X-Amz-Signature" not in l and "Authorization" not in l
+             for l in log), "no signature in the log")
+
+
 def run(binary, c):
-    with Server(binary) as srv:
-        all_operations(client(srv.url, unsigned=True), c)
-        st = srv.stats()
-        c.ok(st["http"]["bytes_in"] > 15 * MiB, "stats: bytes in over HTTP")
-        c.ok(st["http"]["bytes_out"] > 15 * MiB, "stats: bytes out over HTTP")
-        c.eq(st["rdma"]["bytes_in"] + st["rdma"]["bytes_out"], 0,
-             "stats: nothing moved by RDMA")
+    stats_path = tempfile.mktemp(prefix="hipobj-stats-")
+    try:
+        with Server(binary, "--stats-file", stats_path, "--stats-interval-ms",
+                    "100", "--log-requests") as srv:
+            all_operations(client(srv.url, unsigned=True), c)
+            st = srv.last_stats = srv.stats()
+            c.ok(st["http"]["bytes_in"] > 15 * MiB, "stats: bytes in over HTTP")
+            c.ok(st["http"]["bytes_out"] > 15 * MiB,
+                 "stats: bytes out over HTTP")
+            c.eq(st["rdma"]["bytes_in"] + st["rdma"]["bytes_out"], 0,
+                 "stats: nothing moved by RDMA")
+            observability(srv, c, stats_path)
+    finally:
+        if os.path.exists(stats_path):
+            os.unlink(stats_path)
     d = tempfile.mkdtemp(prefix="hipobj-srv-")
     try:
-        args = ("--data-dir", d, "--access-key", AK, "--secret-key", SK)
+        args = ("--data-dir", d, "--access-key", AK, "--secret-key", SK,
+                "--log-requests")
         with Server(binary, *args) as srv:
             s3 = client(srv.url)
             all_operations(s3, c)
@@ -476,6 +516,12 @@ def run(binary, c):
                  [], "uploads do not survive a restart")
             sigv4_rejections(srv.url, c)
             c.ok(srv.stats()["auth_failures"] >= 6, "stats: auth failures")
+            rc = srv.stop()
+            c.eq(rc, 0, "clean exit on SIGTERM")
+            log = srv.stderr()
+            c.ok(" GetObject " in log and "X-Amz-Signature" not in log and
+                 "Credential" not in log, "presigned URLs logged without "
+                 "their signature")
     finally:
         shutil.rmtree(d)
 

@@ -11,6 +11,7 @@ bad percent-encoding, malformed and oversized XML, aws-chunked bodies
 
 Usage: test_hostile.py PATH-TO-hipobj-test-server"""
 
+import base64
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_harness import Failure, Server, main  # noqa: E402
@@ -296,7 +298,8 @@ def aws_chunked(c, srv):
     body = b""
     for p in parts:
         body += b"%x\r\n" % len(p) + p + b"\r\n"
-    body += b"0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n"
+    crc = base64.b64encode(zlib.crc32(payload).to_bytes(4, "big"))
+    body += b"0\r\nx-amz-checksum-crc32:" + crc + b"\r\n\r\n"
     hdr = ["x-amz-content-sha256: STREAMING-UNSIGNED-PAYLOAD-TRAILER",
            "Content-Encoding: aws-chunked",
            "x-amz-decoded-content-length: %d" % len(payload),
@@ -310,8 +313,41 @@ def aws_chunked(c, srv):
         st, _, _, _ = request(srv, req("PUT", "/hostile/chunked2", hdr,
                                        broken))
         c.eq(st, 400, "broken aws-chunked body")
+    wrong = body.replace(crc, base64.b64encode(b"\0\0\0\0"))
+    expect(c, srv, req("PUT", "/hostile/chunked2", hdr, wrong), 400,
+           "BadDigest", "wrong trailer checksum")
+    nocrc = body.replace(b"x-amz-checksum-crc32:" + crc + b"\r\n", b"")
+    expect(c, srv, req("PUT", "/hostile/chunked2", hdr, nocrc), 400,
+           "InvalidArgument", "announced trailer missing")
     st, _, _, _ = request(srv, req("HEAD", "/hostile/chunked2"), head=True)
     c.eq(st, 404, "broken aws-chunked bodies stored nothing")
+
+
+def checksums(c, srv):
+    data = b"checksummed payload" * 50
+    good = {
+        "crc32": zlib.crc32(data).to_bytes(4, "big"),
+        "sha256": __import__("hashlib").sha256(data).digest(),
+        "sha1": __import__("hashlib").sha1(data).digest(),
+    }
+    for alg, digest in good.items():
+        v = base64.b64encode(digest).decode()
+        st, _, h, _ = request(srv, req("PUT", "/hostile/ck-" + alg, [
+            "x-amz-checksum-%s: %s" % (alg, v)], data))
+        c.eq((st, h.get("x-amz-checksum-" + alg)), (200, v),
+             "good %s accepted and echoed" % alg)
+        bad = base64.b64encode(bytes(len(digest))).decode()
+        expect(c, srv, req("PUT", "/hostile/ck-bad", [
+            "x-amz-checksum-%s: %s" % (alg, bad)], data), 400, "BadDigest",
+            "wrong " + alg)
+    expect(c, srv, req("PUT", "/hostile/ck-bad", [
+        "x-amz-checksum-crc32: nope"], data), 400, "InvalidArgument",
+        "malformed checksum")
+    expect(c, srv, req("PUT", "/hostile/ck-bad", [
+        "x-amz-checksum-crc32: AAAAAA==", "x-amz-checksum-sha1: AAAAAA=="],
+        data), 400, "InvalidArgument", "two checksums")
+    st, _, _, _ = request(srv, req("HEAD", "/hostile/ck-bad"), head=True)
+    c.eq(st, 404, "no object from a bad checksum")
 
 
 def connections(c, srv):
@@ -364,6 +400,7 @@ def run(binary, c):
             uris(c, srv)
             xml(c, srv)
             aws_chunked(c, srv)
+            checksums(c, srv)
             connections(c, srv)
             alive(c, srv, "everything")
     finally:

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+#include "checksum.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <strings.h>
+
+/* Reflected CRCs, one table each, built once. */
+static uint32_t t32[256], t32c[256];
+static uint64_t t64[256];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static void build_tables(void)
+{
+  for (uint32_t i = 0; i < 256; i++) {
+    uint32_t a = i, b = i;
+    uint64_t c = i;
+    for (int k = 0; k < 8; k++) {
+      a = (a >> 1) ^ (a & 1 ? 0xEDB88320u : 0);
+      b = (b >> 1) ^ (b & 1 ? 0x82F63B78u : 0);
+      c = (c >> 1) ^ (c & 1 ? 0x9A6C9329AC4BC9B5ull : 0);
+    }
+    t32[i] = a;
+    t32c[i] = b;
+    t64[i] = c;
+  }
+}
+
+uint32_t hs_crc32(uint32_t crc, const void *p, size_t n)
+{
+  pthread_once(&tables_once, build_tables);
+  const uint8_t *b = p;
+  crc = ~crc;
+  while (n--)
+    crc = (crc >> 8) ^ t32[(crc ^ *b++) & 0xff];
+  return ~crc;
+}
+
+uint32_t hs_crc32c(uint32_t crc, const void *p, size_t n)
+{
+  pthread_once(&tables_once, build_tables);
+  const uint8_t *b = p;
+  crc = ~crc;
+  while (n--)
+    crc = (crc >> 8) ^ t32c[(crc ^ *b++) & 0xff];
+  return ~crc;
+}
+
+uint64_t hs_crc64nvme(uint64_t crc, const void *p, size_t n)
+{
+  pthread_once(&tables_once, build_tables);
+  const uint8_t *b = p;
+  crc = ~crc;
+  while (n--)
+    crc = (crc >> 8) ^ t64[(crc ^ *b++) & 0xff];
+  return ~crc;
+}
+
+static const struct {
+  enum hs_cksum_alg alg;
+  const char *header;
+  const char *name;
+  size_t len;
+} algs[] = {
+    {HS_CK_CRC32, "x-amz-checksum-crc32", "CRC32", 4},
+    {HS_CK_CRC32C, "x-amz-checksum-crc32c", "CRC32C", 4},
+    {HS_CK_CRC64NVME, "x-amz-checksum-crc64nvme", "CRC64NVME", 8},
+    {HS_CK_SHA1, "x-amz-checksum-sha1", "SHA1", 20},
+    {HS_CK_SHA256, "x-amz-checksum-sha256", "SHA256", 32},
+};
+
+enum hs_cksum_alg hs_cksum_alg_of_header(const char *name)
+{
+  for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+    if (strcasecmp(name, algs[i].header) == 0)
+      return algs[i].alg;
+  return HS_CK_NONE;
+}
+
+const char *hs_cksum_header(enum hs_cksum_alg alg)
+{
+  for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+    if (algs[i].alg == alg)
+      return algs[i].header;
+  return "";
+}
+
+const char *hs_cksum_name(enum hs_cksum_alg alg)
+{
+  for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+    if (algs[i].alg == alg)
+      return algs[i].name;
+  return "";
+}
+
+size_t hs_cksum_len(enum hs_cksum_alg alg)
+{
+  for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+    if (algs[i].alg == alg)
+      return algs[i].len;
+  return 0;
+}
+
+enum hs_err hs_cksum_begin(struct hs_cksum *c, enum hs_cksum_alg alg)
+{
+  memset(c, 0, sizeof *c);
+  c->alg = alg;
+  if (alg == HS_CK_SHA1)
+    c->d = hs_digest_sha1();
+  else if (alg == HS_CK_SHA256)
+    c->d = hs_digest_sha256();
+  if ((alg == HS_CK_SHA1 || alg == HS_CK_SHA256) && !c->d)
+    return HS_ERR_NOMEM;
+  return HS_OK;
+}
+
+enum hs_err hs_cksum_expect(struct hs_cksum *c, const char *b64, size_t len)
+{
+  size_t n = hs_cksum_len(c->alg);
+  if (!n || !hs_base64_decode(b64, len, c->expected, n))
+    return HS_ERR_INVALID_DIGEST;
+  c->have_expected = true;
+  return HS_OK;
+}
+
+void hs_cksum_update(struct hs_cksum *c, const void *p, size_t n)
+{
+  switch (c->alg) {
+  case HS_CK_CRC32: c->crc = hs_crc32((uint32_t)c->crc, p, n); break;
+  case HS_CK_CRC32C: c->crc = hs_crc32c((uint32_t)c->crc, p, n); break;
+  case HS_CK_CRC64NVME: c->crc = hs_crc64nvme(c->crc, p, n); break;
+  case HS_CK_SHA1:
+  case HS_CK_SHA256: hs_digest_update(c->d, p, n); break;
+  default: break;
+  }
+}
+
+void hs_cksum_final(struct hs_cksum *c, uint8_t out[HS_CKSUM_MAX])
+{
+  size_t n = hs_cksum_len(c->alg);
+  if (c->d) {
+    hs_digest_final(c->d, out);
+    c->d = NULL;
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    out[i] = (uint8_t)(c->crc >> (8 * (n - 1 - i)));
+}
+
+void hs_cksum_free(struct hs_cksum *c)
+{
+  hs_digest_free(c->d);
+  c->d = NULL;
+}
+
+void hs_base64_encode(const uint8_t *p, size_t n, char *out)
+{
+  static const char a[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t o = 0;
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)p[i] << 16;
+    if (i + 1 < n)
+      v |= (uint32_t)p[i + 1] << 8;
+    if (i + 2 < n)
+      v |= p[i + 2];
+    out[o++] = a[v >> 18];
+    out[o++] = a[(v >> 12) & 63];
+    out[o++] = i + 1 < n ? a[(v >> 6) & 63] : '=';
+    out[o++] = i + 2 < n ? a[v & 63] : '=';
+  }
+  out[o] = '\0';
+}
