@@ -11,7 +11,7 @@ enum {
   OPT_REGION, OPT_STATS_FILE, OPT_STATS_INTERVAL, OPT_DECLINE_RDMA,
   OPT_NO_RDMA, OPT_LOG_REQUESTS, OPT_MAX_OBJECT, OPT_MAX_HEADER, OPT_MAX_XML,
   OPT_MIN_PART, OPT_MAX_CONN, OPT_IDLE, OPT_SKEW, OPT_MAX_BUCKETS,
-  OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK, OPT_RDMA_DEPTH, OPT_HELP,
+  OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK, OPT_RDMA_DEPTH, OPT_RANDOM_ETAGS, OPT_HELP,
   OPT_VERSION
 };
 
@@ -40,6 +40,7 @@ static const struct option options[] = {
     {"rdma-qps", required_argument, NULL, OPT_RDMA_QPS},
     {"rdma-chunk-size", required_argument, NULL, OPT_RDMA_CHUNK},
     {"rdma-depth", required_argument, NULL, OPT_RDMA_DEPTH},
+    {"random-etags", no_argument, NULL, OPT_RANDOM_ETAGS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -59,6 +60,10 @@ void hs_config_usage(FILE *f)
       "                         rename); default: in memory\n"
       "  --region NAME          region reported by GetBucketLocation\n"
       "                         (default us-east-1)\n"
+      "  --random-etags         ETags unique per write instead of the MD5\n"
+      "                         of the content, so uploads (HTTP and RDMA)\n"
+      "                         are not limited by MD5 (about 0.5 GB/s a\n"
+      "                         stream); Content-MD5 is still checked\n"
       "\n"
       "Authentication (off unless both keys are given):\n"
       "  --access-key KEY       verify AWS Signature V4 with this key pair;\n"
@@ -256,6 +261,7 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
            c->rdma_timeout_ms > 0;
   case OPT_RDMA_QPS:
     return parse_uint(arg, 4096, &c->rdma_qps) && c->rdma_qps > 0;
+  case OPT_RANDOM_ETAGS: c->random_etags = true; return true;
   case OPT_RDMA_DEPTH:
     return parse_uint(arg, 32, &c->rdma_depth) && c->rdma_depth > 0;
   case OPT_RDMA_CHUNK:

@@ -24,6 +24,7 @@ struct hs_config {
   bool decline_rdma;
   bool no_rdma;
   bool log_requests;
+  bool random_etags;
   uint64_t max_object_size;
   uint64_t max_header_size;
   uint64_t max_xml_size;

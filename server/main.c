@@ -51,7 +51,8 @@ static int run(const struct hs_config *cfg, const sigset_t *set)
                                .max_object_size = cfg->max_object_size,
                                .min_part_size = cfg->min_part_size,
                                .max_buckets = cfg->max_buckets,
-                               .max_uploads = cfg->max_uploads};
+                               .max_uploads = cfg->max_uploads,
+                               .random_etags = cfg->random_etags};
   struct hs_store *store = NULL;
   struct hs_rdma *rdma = NULL;
   struct hs_http *http = NULL;

@@ -78,6 +78,8 @@ static enum hs_step part_begin(struct hs_op *op)
                         : NULL);
     return HS_STEP_RESPOND;
   }
+  if (op->has_content_md5)
+    hs_writer_require_md5(op->writer);
   op->body_mode = HS_BODY_WRITER;
   op->body_limit = op->srv->cfg->max_object_size;
   return HS_STEP_BODY;

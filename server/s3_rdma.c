@@ -149,6 +149,8 @@ static void rdma_put(struct hs_op *op, const char *tok,
     hs_op_error(op, err);
     return;
   }
+  if (op->has_content_md5)
+    hs_writer_require_md5(w);
   hs_stat_add(&op->srv->stats->rdma_put, 1);
   char reply[HS_RDMA_REPLY_MAX];
   answered(op,

@@ -432,7 +432,7 @@ static enum hs_err writer_new(struct hs_store *st,
     w->attrs = *attrs;
   if (!(w->key = strdup(name->key ? name->key : "")))
     goto fail;
-  if (!(w->md5 = hs_digest_md5()))
+  if (!st->cfg.random_etags && !(w->md5 = hs_digest_md5()))
     goto fail;
   if (size_hint > st->cfg.max_object_size) {
     err = HS_ERR_ENTITY_TOO_LARGE;
@@ -477,12 +477,22 @@ enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n)
   enum hs_err err = w->st->ops->writer_write(w->bw, p, n);
   if (err)
     return err;
-  hs_digest_update(w->md5, p, n);
+  if (w->md5)
+    hs_digest_update(w->md5, p, n);
   w->size += n;
   return HS_OK;
 }
 
 uint64_t hs_writer_size(const struct hs_writer *w) { return w->size; }
+
+bool hs_writer_require_md5(struct hs_writer *w)
+{
+  if (w->md5)
+    return true;
+  if (w->size)
+    return false;
+  return (w->md5 = hs_digest_md5()) != NULL;
+}
 
 void hs_writer_abort(struct hs_writer *w)
 {
@@ -563,12 +573,20 @@ enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
 {
   struct hs_store *st = w->st;
   uint8_t md5[HS_MD5_LEN];
-  hs_digest_final(w->md5, md5);
+  bool have_md5 = w->md5 != NULL;
+  if (have_md5)
+    hs_digest_final(w->md5, md5);
+  else if (RAND_bytes(md5, sizeof md5) != 1) /* random_etags */
+    memset(md5, 0, sizeof md5);
   w->md5 = NULL;
   struct hs_obj_info in = {.size = w->size, .mtime = now_s(), .parts = 0};
   in.attrs = w->attrs;
   hs_etag_from_md5(md5, in.etag);
   enum hs_err err;
+  if (content_md5 && !have_md5) {
+    err = HS_ERR_INTERNAL;
+    goto abort;
+  }
   if (content_md5 && !hs_mem_equal(md5, content_md5, HS_MD5_LEN)) {
     err = HS_ERR_BAD_DIGEST;
     goto abort;
@@ -887,8 +905,12 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
     st->ops->writer_abort(bw);
 
   ho_mutex_lock(&st->lock);
-  size_t pos;
-  upload_find(st, bucket, key, id, &pos);
+  size_t pos = 0;
+  /* still there: a completing upload cannot be aborted or removed */
+  if (upload_find(st, bucket, key, id, &pos) != u && !err) {
+    st->ops->writer_abort(bw);
+    err = HS_ERR_INTERNAL;
+  }
   struct bucket *b = bucket_find(st, bucket, NULL);
   if (!err && !b) {
     st->ops->writer_abort(bw);

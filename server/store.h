@@ -50,6 +50,9 @@ struct hs_store_config {
   uint64_t min_part_size; /* every part but the last, at Complete */
   unsigned max_buckets;
   unsigned max_uploads;
+  /* ETags random (unique per write) instead of the content's MD5, so that
+   * writes are not limited by MD5's speed; see hs_writer_require_md5. */
+  bool random_etags;
 };
 
 /* Opens the store; with a data_dir, loads what it holds (and removes
@@ -85,8 +88,12 @@ enum hs_err hs_store_put(struct hs_store *st, const char *bucket,
 /* Errors: HS_ERR_ENTITY_TOO_LARGE (past max_object_size), HS_ERR_IO. */
 enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n);
 uint64_t hs_writer_size(const struct hs_writer *w);
+/* Computes the MD5 even with random_etags (to check a Content-MD5). Before
+ * the first write; false after it (and nothing changes). */
+bool hs_writer_require_md5(struct hs_writer *w);
 /* Makes the object (or part) durable and visible. With content_md5, the
- * bytes must have that MD5 (HS_ERR_BAD_DIGEST otherwise). info may be NULL.
+ * bytes must have that MD5 (HS_ERR_BAD_DIGEST otherwise; with random_etags,
+ * hs_writer_require_md5 must have been called, HS_ERR_INTERNAL otherwise). info may be NULL.
  * Other errors: HS_ERR_NO_BUCKET or HS_ERR_NO_UPLOAD (gone meanwhile),
  * HS_ERR_IO. The writer is freed in every case. */
 enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,

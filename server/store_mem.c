@@ -8,7 +8,7 @@
 
 #include "store_ops.h"
 
-/* Never reserve more than this up front, whatever the size hint says. */
+/* Where to start when the announced size cannot be reserved at once. */
 #define PREALLOC_MAX (64u << 20)
 
 struct hs_blob {
@@ -70,9 +70,15 @@ static enum hs_err mem_writer_open(void *impl, const struct hs_blob_name *name,
   struct hs_blob *b = calloc(1, sizeof *b);
   if (!w || !b)
     goto fail;
-  uint64_t cap = size_hint < PREALLOC_MAX ? size_hint : PREALLOC_MAX;
-  if (cap && !(b->data = malloc((size_t)cap)))
-    goto fail;
+  /* The whole announced size first (only the pages written are ever
+   * committed), so large uploads are not copied while they grow; a smaller
+   * start if that much address space is refused. */
+  uint64_t cap = size_hint;
+  if (cap && !(b->data = malloc((size_t)cap))) {
+    cap = size_hint < PREALLOC_MAX ? size_hint : PREALLOC_MAX;
+    if (!(b->data = malloc((size_t)cap)))
+      goto fail;
+  }
   atomic_init(&b->refs, 1);
   w->b = b;
   w->cap = cap;

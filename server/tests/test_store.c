@@ -492,6 +492,39 @@ static void concurrency(void **state)
     assert_int_equal(count_tmp(f->dir), 0);
 }
 
+/* --random-etags: unique ETags without MD5, unless a Content-MD5 needs it. */
+static void random_etags(void **state)
+{
+  struct fixture *f = *state;
+  hs_store_close(f->st);
+  f->cfg.random_etags = true;
+  assert_int_equal(hs_store_open(&f->cfg, &f->st), HS_OK);
+  struct hs_store *st = f->st;
+  hs_store_bucket_create(st, "b");
+  struct hs_obj_info a, b;
+  assert_int_equal(put(st, "b", "k", "same", 4, &a), HS_OK);
+  assert_int_equal(put(st, "b", "k", "same", 4, &b), HS_OK);
+  char e[HS_ETAG_MAX];
+  assert_true(hs_etag_normalize(a.etag, strlen(a.etag), e));
+  assert_string_not_equal(a.etag, b.etag);
+  uint8_t md5[16];
+  char hex[33];
+  hs_md5("same", 4, md5);
+  hs_hex(md5, 16, hex);
+  assert_string_not_equal(a.etag, hex);
+  struct hs_writer *w;
+  assert_int_equal(hs_store_put(st, "b", "m", NULL, 4, &w), HS_OK);
+  hs_writer_write(w, "same", 4);
+  assert_false(hs_writer_require_md5(w)); /* too late */
+  assert_int_equal(hs_writer_commit(w, md5, NULL), HS_ERR_INTERNAL);
+  assert_int_equal(hs_store_put(st, "b", "m", NULL, 4, &w), HS_OK);
+  assert_true(hs_writer_require_md5(w));
+  hs_writer_write(w, "same", 4);
+  assert_int_equal(hs_writer_commit(w, md5, &a), HS_OK);
+  assert_string_equal(a.etag, hex);
+  expect_bytes(st, "b", "m", "same", 4);
+}
+
 #define BOTH(fn)                                                            \
   cmocka_unit_test_setup_teardown(fn, setup_mem, teardown),                 \
       cmocka_unit_test_setup_teardown(fn, setup_dir, teardown)
@@ -500,7 +533,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       BOTH(buckets),   BOTH(objects),     BOTH(listing),
-      BOTH(multipart), BOTH(concurrency),
+      BOTH(multipart), BOTH(concurrency), BOTH(random_etags),
       cmocka_unit_test_setup_teardown(reload, setup_dir, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

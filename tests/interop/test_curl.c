@@ -108,7 +108,9 @@ static void server_start(struct server *s, const char *bin, ...)
   const char *prefix = "listening on ";
   CHECK(strncmp(line, prefix, strlen(prefix)) == 0,
         "first line of the server: '%s'", line);
-  snprintf(s->url, sizeof s->url, "%s", line + strlen(prefix));
+  size_t ul = strlen(line + strlen(prefix));
+  CHECK(ul < sizeof s->url, "address too long: %s", line);
+  memcpy(s->url, line + strlen(prefix), ul + 1);
 }
 
 static void server_stop(struct server *s)
