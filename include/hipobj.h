@@ -222,8 +222,9 @@ HIPOBJ_API hipObjError_t hipObjGetRdmaToken(const void *devPtr, size_t size,
 /*
  * hipObjCompleteRdmaTransfer: finish the transfer `token` began, given the
  * server's x-amz-rdma-reply value: connect, send ready, wait for the final
- * message (HIPOBJ_TRANSFER_TIMEOUT_MS). For a staged buffer, call
- * hipObjBufSync(HIPOBJ_SYNC_TO_DEVICE) after a GET. A token completes once.
+ * message (HIPOBJ_TRANSFER_TIMEOUT_MS plus 100 ms per MB). For a staged
+ * buffer, call hipObjBufSync(HIPOBJ_SYNC_TO_DEVICE) after a GET. A token
+ * completes once.
  * Errors: InvalidValue (not a live token from hipObjGetRdmaToken, NULL
  *   reply), S3Error (reply not success: 501 means declined), RdmaError,
  *   Busy (already completing on another thread).

@@ -21,7 +21,11 @@ done
 echo "demo: hipobj-test-server on $ep, RDMA device $RXE_DEV"
 head -c $((DEMO_MIB << 20)) /dev/urandom >"$log/original.bin"
 hipobj-vmtest "$ep" mkbucket demo >/dev/null
-cli() { hipobj --endpoint "$ep" --nic "$RXE_DEV" --require-rdma --no-progress -v "$@"; }
+cli() {
+  cmd=$1
+  shift
+  hipobj "$cmd" --endpoint "$ep" --nic "$RXE_DEV" --require-rdma --no-progress -v "$@"
+}
 echo "demo: PUT ${DEMO_MIB} MiB"
 cli put "$log/original.bin" s3://demo/object.bin || exit 1
 echo "demo: GET it back"

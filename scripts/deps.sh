@@ -23,5 +23,12 @@ fi
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 echo "deps: installing ${missing[*]}"
-$sudo apt-get update -q
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+log=$(mktemp /tmp/hipobj-deps.XXXXXX)
+if ! { $sudo apt-get update -q &&
+       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+         --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  tail -n 30 "$log"
+  echo "deps: apt-get failed (full log: $log)"
+  exit 1
+fi
+echo "deps: installed (log: $log)"

@@ -135,6 +135,17 @@ static void mint_token(const struct ho_conn *c, const struct ho_buf *b,
   ho_token_encode(&t, out);
 }
 
+/* How long to wait for final: HIPOBJ_TRANSFER_TIMEOUT_MS, plus time for
+ * the payload at HO_SLOWEST_LINK_BPS, so large objects on slow links are
+ * not cut off and a dead server still fails in bounded time. */
+#define HO_SLOWEST_LINK_BPS 10000000u /* 10 MB/s: 100 ms a MB */
+static uint64_t transfer_budget_ns(const struct ho_instance *inst, uint64_t size)
+{
+  return (uint64_t)inst->opts.transfer_timeout_ms * 1000000u +
+         size / HO_SLOWEST_LINK_BPS * 1000000000u +
+         size % HO_SLOWEST_LINK_BPS * 100u;
+}
+
 /* After a success reply: connect to the server's QP, send ready with the
  * server's cookie, wait for the final message and check it. */
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_conn *c,
@@ -150,8 +161,7 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_conn *c,
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
     return hipObjRdmaError;
-  uint64_t deadline = ho_now_ns() +
-                      (uint64_t)inst->opts.transfer_timeout_ms * 1000000u;
+  uint64_t deadline = ho_now_ns() + transfer_budget_ns(inst, size);
   struct ho_msg fin;
   e = ho_conn_wait_msg(c, &send_pending, deadline, &fin);
   if (e != hipObjSuccess)
