@@ -320,6 +320,12 @@ void hs_store_close(struct hs_store *st)
 
 const char *hs_store_kind(const struct hs_store *st) { return st->ops->name; }
 
+static void settle_bucket(struct hs_store *st, const char *name)
+{
+  struct hs_blob_name n = {.kind = HS_BLOB_BUCKET, .bucket = name};
+  st->ops->settle(st->impl, &n);
+}
+
 enum hs_err hs_store_bucket_create(struct hs_store *st, const char *name)
 {
   enum hs_err err;
@@ -339,6 +345,8 @@ enum hs_err hs_store_bucket_create(struct hs_store *st, const char *name)
     }
   }
   ho_mutex_unlock(&st->lock);
+  if (!err)
+    settle_bucket(st, name);
   return err;
 }
 
@@ -375,6 +383,8 @@ enum hs_err hs_store_bucket_delete(struct hs_store *st, const char *name)
   bucket_free(st, b);
 out:
   ho_mutex_unlock(&st->lock);
+  if (!err)
+    settle_bucket(st, name);
   return err;
 }
 
@@ -600,6 +610,12 @@ enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
   else
     err = publish_part(st, w, &in);
   ho_mutex_unlock(&st->lock);
+  if (!err) {
+    struct hs_blob_name name = {.kind = w->kind, .bucket = w->bucket,
+                                .key = w->key, .upload_id = w->id,
+                                .part = w->part};
+    st->ops->settle(st->impl, &name);
+  }
   /* the backend writer is gone either way */
   writer_free(w);
   if (!err && info)
@@ -686,21 +702,72 @@ enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
   return err;
 }
 
-enum hs_err hs_store_list(struct hs_store *st, const char *bucket,
-                          const char *from, bool inclusive, hs_list_fn fn,
-                          void *ctx)
+#define LIST_BATCH 256
+
+struct list_item {
+  char *key;
+  struct hs_obj_info info; /* without attrs */
+};
+
+/* Up to LIST_BATCH entries from `from` on, copied under the lock. */
+static enum hs_err list_batch(struct hs_store *st, const char *bucket,
+                              const char *from, bool inclusive,
+                              struct list_item *items, size_t *n)
 {
   enum hs_err err = HS_OK;
+  size_t k = 0;
   ho_mutex_lock(&st->lock);
   struct bucket *b = bucket_find(st, bucket, NULL);
   if (!b) {
     err = HS_ERR_NO_BUCKET;
-  } else {
-    for (size_t i = obj_lower(b, from ? from : "", !inclusive); i < b->n; i++)
-      if (!fn(ctx, b->objs[i]->key, &b->objs[i]->info))
-        break;
+    goto out;
   }
+  for (size_t i = obj_lower(b, from, !inclusive); i < b->n && k < LIST_BATCH;
+       i++, k++) {
+    const struct entry *e = b->objs[i];
+    if (!(items[k].key = strdup(e->key))) {
+      err = HS_ERR_NOMEM;
+      break;
+    }
+    memset(&items[k].info, 0, sizeof items[k].info);
+    items[k].info.size = e->info.size;
+    items[k].info.mtime = e->info.mtime;
+    items[k].info.parts = e->info.parts;
+    memcpy(items[k].info.etag, e->info.etag, sizeof items[k].info.etag);
+  }
+out:
   ho_mutex_unlock(&st->lock);
+  *n = k;
+  return err;
+}
+
+enum hs_err hs_store_list(struct hs_store *st, const char *bucket,
+                          const char *from, bool inclusive, hs_list_fn fn,
+                          void *ctx)
+{
+  struct list_item *items = malloc(LIST_BATCH * sizeof *items);
+  char *cursor = strdup(from ? from : "");
+  enum hs_err err = HS_ERR_NOMEM;
+  if (!items || !cursor)
+    goto out;
+  for (bool more = true; more;) {
+    size_t n;
+    err = list_batch(st, bucket, cursor, inclusive, items, &n);
+    for (size_t i = 0; i < n && !err && more; i++)
+      more = fn(ctx, items[i].key, &items[i].info);
+    more = more && !err && n == LIST_BATCH;
+    if (more) {
+      free(cursor);
+      cursor = items[n - 1].key; /* the next batch starts after it */
+      items[n - 1].key = NULL;
+      inclusive = false;
+    }
+    for (size_t i = 0; i < n; i++)
+      free(items[i].key);
+  }
+out:
+  free(cursor);
+  free(items);
   return err;
 }
 
@@ -934,6 +1001,11 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
   else
     upload_remove_at(st, pos);
   ho_mutex_unlock(&st->lock);
+  if (!err) {
+    struct hs_blob_name name = {
+        .kind = HS_BLOB_OBJECT, .bucket = bucket, .key = key};
+    st->ops->settle(st->impl, &name);
+  }
   if (!err && info)
     *info = in;
 out_free:

@@ -119,9 +119,10 @@ enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
                             const char *key);
 
 /* Calls fn for each object whose key sorts after `from` (or equal to it, if
- * inclusive), in key order (bytes, unsigned), until fn returns false. fn
- * runs under the store's lock: it must not call the store. Errors:
- * HS_ERR_NO_BUCKET. */
+ * inclusive), in key order (bytes, unsigned), until fn returns false. The
+ * entries are copied out in batches under the store's lock, and fn runs
+ * without it: a long listing is not a snapshot, and fn may call the store.
+ * info->attrs is not filled in. Errors: HS_ERR_NO_BUCKET, HS_ERR_NOMEM. */
 typedef bool (*hs_list_fn)(void *ctx, const char *key,
                            const struct hs_obj_info *info);
 enum hs_err hs_store_list(struct hs_store *st, const char *bucket,

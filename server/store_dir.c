@@ -8,8 +8,9 @@
  *   .tmp-XXXXXX                    bytes on their way, beside their target
  *
  * A blob is written to a temporary file in its target's directory, fsynced,
- * and renamed over the target (and the directory fsynced), so a crash or an
- * aborted transfer never leaves a half-written object. Temporary files and
+ * and renamed over the target (the directory is fsynced after, outside the
+ * store's lock), so a crash or an aborted transfer never leaves a
+ * half-written object. Temporary files and
  * uploads left by an earlier run are removed at open. */
 #include <dirent.h>
 #include <errno.h>
@@ -327,7 +328,6 @@ static enum hs_err dir_bucket_create(void *impl, const char *bucket,
     return HS_ERR_IO;
   if (mkdir(path, 0755) != 0 && errno != EEXIST)
     return HS_ERR_IO;
-  fsync_dir(ds->root);
   return HS_OK;
 }
 
@@ -340,7 +340,6 @@ static enum hs_err dir_bucket_remove(void *impl, const char *bucket)
   if (rmdir(path) != 0 && errno != ENOENT)
     return errno == ENOTEMPTY || errno == EEXIST ? HS_ERR_BUCKET_NOT_EMPTY
                                                  : HS_ERR_IO;
-  fsync_dir(ds->root);
   return HS_OK;
 }
 
@@ -444,7 +443,6 @@ static enum hs_err dir_writer_publish(struct hs_blob_writer *w,
   err = HS_ERR_IO;
   if (rename(w->tmp, w->final) != 0)
     goto fail;
-  fsync_dir(w->dir);
   memcpy(b->path, w->final, sizeof b->path);
   writer_free(w);
   *out = b;
@@ -462,6 +460,21 @@ static void dir_writer_abort(struct hs_blob_writer *w)
     return;
   unlink(w->tmp);
   writer_free(w);
+}
+
+static void dir_settle(void *impl, const struct hs_blob_name *name)
+{
+  struct dir_store *ds = impl;
+  char path[PATH_MAX];
+  bool ok;
+  switch (name->kind) {
+  case HS_BLOB_OBJECT: ok = join(path, ds->root, name->bucket, NULL); break;
+  case HS_BLOB_PART: ok = join(path, ds->root, UPLOADS, name->upload_id); break;
+  default:
+    ok = snprintf(path, sizeof path, "%s", ds->root) < (int)sizeof path;
+  }
+  if (ok)
+    fsync_dir(path);
 }
 
 /* ---- readers, blobs ----------------------------------------------------- */
@@ -511,6 +524,7 @@ const struct hs_store_ops hs_store_dir_ops = {
     .writer_finish = dir_writer_finish,
     .writer_publish = dir_writer_publish,
     .writer_abort = dir_writer_abort,
+    .settle = dir_settle,
     .reader_open = dir_reader_open,
     .reader_read = dir_reader_read,
     .reader_close = dir_reader_close,

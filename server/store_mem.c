@@ -135,6 +135,8 @@ static void mem_writer_abort(struct hs_blob_writer *w)
   free(w);
 }
 
+static void mem_settle(void *impl, const struct hs_blob_name *name) {}
+
 static enum hs_err mem_reader_open(struct hs_blob *b,
                                    struct hs_blob_reader **out)
 {
@@ -180,6 +182,7 @@ const struct hs_store_ops hs_store_mem_ops = {
     .writer_finish = mem_writer_finish,
     .writer_publish = mem_writer_publish,
     .writer_abort = mem_writer_abort,
+    .settle = mem_settle,
     .reader_open = mem_reader_open,
     .reader_read = mem_reader_read,
     .reader_close = mem_reader_close,

@@ -16,7 +16,11 @@ struct hs_blob;
 struct hs_blob_writer;
 struct hs_blob_reader;
 
-enum hs_blob_kind { HS_BLOB_OBJECT, HS_BLOB_PART };
+enum hs_blob_kind {
+  HS_BLOB_OBJECT,
+  HS_BLOB_PART,
+  HS_BLOB_BUCKET /* for settle: the bucket itself */
+};
 
 struct hs_blob_name {
   enum hs_blob_kind kind;
@@ -61,6 +65,10 @@ struct hs_store_ops {
                                 struct hs_blob **out);
   /* Discards the writer and what it wrote. */
   void (*writer_abort)(struct hs_blob_writer *w);
+  /* Not locked, after a publish, bucket_create or bucket_remove under this
+   * name: makes it durable (the directory backend fsyncs the directory),
+   * so that the lock is never held across that wait. */
+  void (*settle)(void *impl, const struct hs_blob_name *name);
 
   /* Locked. A reader of the blob's bytes as they are now. */
   enum hs_err (*reader_open)(struct hs_blob *b, struct hs_blob_reader **out);

@@ -243,6 +243,23 @@ static bool collect(void *ctx, const char *key, const struct hs_obj_info *i)
   return c->n != c->stop_at;
 }
 
+struct counted {
+  size_t n, stop_at;
+  char last[16];
+  bool ordered;
+};
+
+static bool count_keys(void *ctx, const char *key,
+                       const struct hs_obj_info *info)
+{
+  struct counted *c = ctx;
+  c->ordered = c->n == 0 || strcmp(c->last, key) < 0 ? (c->n == 0 || c->ordered)
+                                                      : false;
+  snprintf(c->last, sizeof c->last, "%s", key);
+  c->n++;
+  return c->n != c->stop_at;
+}
+
 static void listing(void **state)
 {
   struct fixture *f = *state;
@@ -269,6 +286,22 @@ static void listing(void **state)
   assert_int_equal(c.n, 2);
   assert_int_equal(hs_store_list(st, "x", "", false, collect, &c),
                    HS_ERR_NO_BUCKET);
+  /* more than a batch: every key once, in order */
+  hs_store_bucket_create(st, "many");
+  for (int i = 0; i < 700; i++) {
+    char k[16];
+    snprintf(k, sizeof k, "k%04d", i);
+    put(st, "many", k, "x", 1, NULL);
+  }
+  struct counted cn = {.n = 0};
+  assert_int_equal(hs_store_list(st, "many", "", false, count_keys, &cn),
+                   HS_OK);
+  assert_int_equal(cn.n, 700);
+  assert_true(cn.ordered);
+  cn = (struct counted){.n = 0, .stop_at = 300};
+  hs_store_list(st, "many", "k0100", true, count_keys, &cn);
+  assert_int_equal(cn.n, 300);
+  assert_string_equal(cn.last, "k0399");
 }
 
 static enum hs_err part(struct hs_store *st, const char *id, unsigned n,
