@@ -82,8 +82,7 @@ struct hs_op {
   unsigned part_number;  /* UploadPart */
   const char *upload_id; /* UploadPart, Complete, Abort, ListParts */
 
-  bool rdma;             /* the payload is to move by RDMA */
-  bool rdma_reply_sent;  /* x-amz-rdma-reply is in the response */
+  bool rdma;             /* the request carries a token (GET, PUT, part) */
 
   struct hs_response resp;
   bool done; /* resp is final */

@@ -26,7 +26,6 @@ static void decline(struct hs_op *op, enum hs_err why, const char *message)
   hs_stat_add(&op->srv->stats->rdma_declined, 1);
   hs_op_error_msg(op, why, message);
   hs_resp_header(&op->resp, "x-amz-rdma-reply", "501");
-  op->rdma_reply_sent = true;
 }
 
 /* The engine's answer to a start. */
@@ -36,7 +35,6 @@ static bool answered(struct hs_op *op, enum hs_rdma_start res,
   switch (res) {
   case HS_RDMA_STARTED:
     hs_resp_header(&op->resp, "x-amz-rdma-reply", reply);
-    op->rdma_reply_sent = true;
     op->done = true;
     return true;
   case HS_RDMA_BAD_TOKEN:
@@ -47,7 +45,6 @@ static bool answered(struct hs_op *op, enum hs_rdma_start res,
     hs_op_error_msg(op, HS_ERR_SLOW_DOWN,
                     "Every RDMA connection of this server is in use.");
     hs_resp_header(&op->resp, "x-amz-rdma-reply", "503");
-    op->rdma_reply_sent = true;
     return false;
   default:
     decline(op, HS_ERR_RDMA_UNSERVABLE, NULL);
@@ -97,11 +94,11 @@ static void rdma_get(struct hs_op *op, const char *tok,
     mismatch(op, t->len, count);
     return;
   }
-  hs_stat_add(&op->srv->stats->rdma_get, 1);
   char reply[HS_RDMA_REPLY_MAX];
   if (!answered(op, hs_rdma_get(op->srv->rdma, tok, r, first, count, reply),
                 reply))
     return;
+  hs_stat_add(&op->srv->stats->rdma_get, 1);
   hs_op_object_headers(op, &info);
   op->resp.status = rr == HS_RANGE_OK ? 206 : 200;
   if (rr == HS_RANGE_OK)
@@ -151,12 +148,13 @@ static void rdma_put(struct hs_op *op, const char *tok,
   }
   if (op->has_content_md5)
     hs_writer_require_md5(w);
-  hs_stat_add(&op->srv->stats->rdma_put, 1);
   char reply[HS_RDMA_REPLY_MAX];
-  answered(op,
-           hs_rdma_put(op->srv->rdma, tok, w, t->len,
-                       op->has_content_md5 ? op->content_md5 : NULL, reply),
-           reply);
+  if (answered(op,
+               hs_rdma_put(op->srv->rdma, tok, w, t->len,
+                           op->has_content_md5 ? op->content_md5 : NULL,
+                           reply),
+               reply))
+    hs_stat_add(&op->srv->stats->rdma_put, 1);
 }
 
 bool hs_s3_rdma(struct hs_op *op)

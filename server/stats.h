@@ -25,8 +25,8 @@ struct hs_stats {
   atomic_uint_fast64_t http_objects_in; /* PUT and UploadPart committed */
   atomic_uint_fast64_t http_objects_out; /* GET bodies (or ranges) started */
   atomic_uint_fast64_t rdma_requests;   /* requests carrying a token */
-  atomic_uint_fast64_t rdma_get;
-  atomic_uint_fast64_t rdma_put;
+  atomic_uint_fast64_t rdma_get;        /* transfers started, by kind */
+  atomic_uint_fast64_t rdma_put;        /* (PutObject and UploadPart) */
   atomic_uint_fast64_t rdma_bytes_in;  /* moved by RDMA READ (PUT) */
   atomic_uint_fast64_t rdma_bytes_out; /* moved by RDMA WRITE (GET) */
   atomic_uint_fast64_t rdma_completed; /* transfers whose bytes all moved */
