@@ -4,20 +4,35 @@
 #include "common/clock.h"
 #include "common/log.h"
 
-/* Poll the copy's event until it is over or the deadline passes. Short
- * copies are seen within microseconds: the backoff spins before it sleeps. */
+/* How long a wait polls (spinning, then yielding) before it sleeps. Any
+ * sleep costs the timer slack, 50 us by default on Linux (nanosleep(1 us)
+ * took 56 us on the H200 machine, docs/performance.md), so sleeping after
+ * ho_backoff's 128 polls (about 30 us there) cost copies of 50 us to 1 ms up
+ * to half their speed. */
+#define STAGE_POLL_NS 1000000u
+
+/* Poll the copy's event until it is over or the deadline passes. Copies of
+ * up to a millisecond are seen within a poll. After that the backoff sleeps,
+ * for at most a sixteenth of the time waited so far (and at most 1 ms), so a
+ * copy is seen within about 6% of its duration plus one timer slack. */
 static hipObjOpError_t wait_event(const struct ho_gpu_ops *gpu,
                                   struct ho_gpu_event *ev, uint64_t deadline,
                                   int *native)
 {
   unsigned round = 0;
+  uint64_t start = ho_now_ns();
   for (;;) {
     hipObjOpError_t e = gpu->event_query(ev, native);
     if (e != hipObjBusy)
       return e;
-    if (ho_now_ns() >= deadline)
+    uint64_t now = ho_now_ns();
+    if (now >= deadline)
       return hipObjBusy;
-    ho_backoff(&round, 1000);
+    uint64_t waited_us = (now - start) / 1000u;
+    if (waited_us < STAGE_POLL_NS / 1000u && round >= 128)
+      round = 64; /* stay in ho_backoff's yielding polls */
+    uint64_t max_us = waited_us / 16u;
+    ho_backoff(&round, max_us > 1000u ? 1000u : max_us ? (unsigned)max_us : 1u);
   }
 }
 
