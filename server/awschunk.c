@@ -158,4 +158,7 @@ enum hs_err hs_awschunk_feed(struct hs_awschunk *c, const char *in, size_t n,
   return HS_OK;
 }
 
-bool hs_awschunk_done(const struct hs_awschunk *c) { return c->state == S_DONE; }
+bool hs_awschunk_done(const struct hs_awschunk *c)
+{
+  return c->state == S_DONE;
+}

@@ -11,7 +11,8 @@ enum {
   OPT_REGION, OPT_STATS_FILE, OPT_STATS_INTERVAL, OPT_DECLINE_RDMA,
   OPT_NO_RDMA, OPT_LOG_REQUESTS, OPT_MAX_OBJECT, OPT_MAX_HEADER, OPT_MAX_XML,
   OPT_MIN_PART, OPT_MAX_CONN, OPT_IDLE, OPT_SKEW, OPT_MAX_BUCKETS,
-  OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK, OPT_RDMA_DEPTH, OPT_RANDOM_ETAGS, OPT_HELP,
+  OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
+  OPT_RDMA_DEPTH, OPT_RANDOM_ETAGS, OPT_HELP,
   OPT_VERSION
 };
 
@@ -51,7 +52,8 @@ void hs_config_usage(FILE *f)
       "Usage: hipobj-test-server [OPTION]...\n"
       "A small S3 server (path-style buckets, plain HTTP/1.1) and the\n"
       "reference server of the hipObject RDMA protocol (docs/protocol.md).\n"
-      "On start it prints one line on stdout: \"listening on http://ADDR:PORT\".\n"
+      "On start it prints one line on stdout:\n"
+      "  listening on http://ADDR:PORT\n"
       "\n"
       "Listening and storage:\n"
       "  --listen ADDR:PORT     address to bind (default 127.0.0.1:9000);\n"
@@ -75,7 +77,8 @@ void hs_config_usage(FILE *f)
       "RDMA:\n"
       "  --nic NAME             RDMA device to use (default: as the library\n"
       "                         chooses); without a device, plain HTTP only\n"
-      "  --decline-rdma         answer every RDMA request 501 (fallback tests)\n"
+      "  --decline-rdma         answer every RDMA request 501 (for fallback\n"
+      "                         tests)\n"
       "  --no-rdma              do not open an RDMA device at all\n"
       "  --rdma-timeout-ms MS   how long a client has to send \"ready\" and\n"
       "                         the transfer to finish (default 10000)\n"

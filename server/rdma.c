@@ -126,7 +126,7 @@ void hs_rdma_close(struct hs_rdma *r)
 
 const char *hs_rdma_nic(const struct hs_rdma *r) { return r->nic; }
 
-/* ---- the engine's callbacks, on its thread -------------------------------- */
+/* ---- the engine's callbacks, on its thread ------------------------------ */
 
 static int io_read(void *ctx, uint64_t off, void *buf, size_t n)
 {

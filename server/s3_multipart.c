@@ -143,7 +143,9 @@ static void complete_end(struct hs_op *op)
   const char *host = hs_header_get(&op->req.headers, "host");
   hs_buf_puts(b, "<CompleteMultipartUploadResult xmlns=\"" S3_NS "\">");
   hs_buf_puts(b, "<Location>http://");
-  hs_xml_escape(b, host ? host : "localhost", strlen(host ? host : "localhost"));
+  if (!host)
+    host = "localhost";
+  hs_xml_escape(b, host, strlen(host));
   hs_xml_escape(b, op->path.p, op->path.len);
   hs_buf_puts(b, "</Location>");
   put_text(b, "Bucket", op->bucket);

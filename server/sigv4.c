@@ -201,7 +201,8 @@ enum hs_err hs_sigv4_parse_query(const struct hs_query *q,
   int64_t t;
   if (!parse_credential(cred, strlen(cred), &a) ||
       !parse_signed_headers(sh, strlen(sh), &a) ||
-      !parse_signature(sig, strlen(sig), &a) || !hs_sigv4_parse_time(date, &t) ||
+      !parse_signature(sig, strlen(sig), &a) ||
+      !hs_sigv4_parse_time(date, &t) ||
       elen == 0 || elen > 6 || !is_digits(exp, elen))
     return HS_ERR_AUTH_HEADER;
   a.expires = (uint32_t)strtoul(exp, NULL, 10);

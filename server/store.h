@@ -93,7 +93,8 @@ uint64_t hs_writer_size(const struct hs_writer *w);
 bool hs_writer_require_md5(struct hs_writer *w);
 /* Makes the object (or part) durable and visible. With content_md5, the
  * bytes must have that MD5 (HS_ERR_BAD_DIGEST otherwise; with random_etags,
- * hs_writer_require_md5 must have been called, HS_ERR_INTERNAL otherwise). info may be NULL.
+ * hs_writer_require_md5 must have been called, HS_ERR_INTERNAL otherwise).
+ * info may be NULL.
  * Other errors: HS_ERR_NO_BUCKET or HS_ERR_NO_UPLOAD (gone meanwhile),
  * HS_ERR_IO. The writer is freed in every case. */
 enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,

@@ -45,7 +45,10 @@ static int setup_with(void **state, const char *ak, const char *sk)
   return 0;
 }
 
-static int setup(void **state) { return setup_with(state, NULL, NULL); }
+static int setup(void **state)
+{
+  return setup_with(state, NULL, NULL);
+}
 
 static int setup_auth(void **state)
 {
@@ -139,8 +142,8 @@ static void expect(struct env *e, const struct call *c, unsigned status,
   const char *got;
   unsigned st = status_of(op, &got);
   if (st != status || (code && strcmp(got, code) != 0))
-    fail_msg("%s %s: %u %s, want %u %s", c->method, c->target, st, got,
-             status, code ? code : "");
+    fail_msg("%s %s: %u %s, want %u %s", c->method, c->target, st, got, status,
+             code ? code : "");
   hs_op_free(op);
 }
 
@@ -152,7 +155,8 @@ static char *read_all(struct hs_response *r)
   return b;
 }
 
-/* ---- tests ---------------------------------------------------------------- */
+/* ---- tests ----------------------------------------------------------------
+ */
 
 static void routing(void **state)
 {
@@ -188,8 +192,7 @@ static void routing(void **state)
       {"PUT", "tagging", true, true, false, HS_OP_NOT_IMPLEMENTED},
       {"DELETE", "", true, true, false, HS_OP_DELETE_OBJECT},
       {"POST", "uploads", true, true, false, HS_OP_CREATE_UPLOAD},
-      {"PUT", "partNumber=1&uploadId=x", true, true, false,
-       HS_OP_UPLOAD_PART},
+      {"PUT", "partNumber=1&uploadId=x", true, true, false, HS_OP_UPLOAD_PART},
       {"PUT", "partNumber=1&uploadId=x", true, true, true,
        HS_OP_NOT_IMPLEMENTED},
       {"PUT", "uploadId=x", true, true, false, HS_OP_NOT_IMPLEMENTED},
@@ -202,8 +205,7 @@ static void routing(void **state)
       {"POST", "", true, true, false, HS_OP_METHOD_NOT_ALLOWED},
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-    assert_int_equal(hs_query_parse(t[i].query, strlen(t[i].query), &q),
-                     HS_OK);
+    assert_int_equal(hs_query_parse(t[i].query, strlen(t[i].query), &q), HS_OK);
     enum hs_s3_kind k = hs_s3_route(t[i].m, t[i].b, t[i].k, &q, t[i].copy);
     if (k != t[i].want)
       fail_msg("#%zu %s ?%s: %s, want %s", i, t[i].m, t[i].query,
@@ -225,17 +227,23 @@ static void objects_and_errors(void **state)
 {
   struct env *e = *state;
   expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
-  expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 409, "BucketAlreadyOwnedByYou");
-  struct call put = {.method = "PUT", .target = "/bkt/a%20b?ignored", .h = {{"Content-Type", "t/x"},
-                                                  {"x-amz-meta-Who", "me"}},
-                     .body = "0123456789", .blen = 10, .piece = 3};
+  expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 409,
+         "BucketAlreadyOwnedByYou");
+  struct call put = {.method = "PUT",
+                     .target = "/bkt/a%20b?ignored",
+                     .h = {{"Content-Type", "t/x"}, {"x-amz-meta-Who", "me"}},
+                     .body = "0123456789",
+                     .blen = 10,
+                     .piece = 3};
   struct hs_op *op = run(e, &put);
   assert_int_equal(status_of(op, NULL), 200);
   assert_string_equal(resp_header(hs_op_response(op), "ETag"),
                       "\"781e5e245d69b566979b86e28d23f2c7\"");
   assert_non_null(resp_header(hs_op_response(op), "x-amz-request-id"));
   hs_op_free(op);
-  op = run(e, &(struct call){.method = "GET", .target = "/bkt/a%20b", .h = {{"Range", "bytes=2-4"}}});
+  op = run(e, &(struct call){.method = "GET",
+                             .target = "/bkt/a%20b",
+                             .h = {{"Range", "bytes=2-4"}}});
   struct hs_response *r = hs_op_response(op);
   assert_int_equal(r->status, 206);
   assert_string_equal(resp_header(r, "Content-Range"), "bytes 2-4/10");
@@ -267,33 +275,58 @@ static void objects_and_errors(void **state)
   assert_int_equal(r->status, 404);
   assert_int_equal(r->body.len, 0);
   hs_op_free(op);
-  expect(e, &(struct call){.method = "GET", .target = "/BKT/x"}, 400, "InvalidBucketName");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/%zz"}, 400, "InvalidURI");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/x?%zz"}, 400, "InvalidURI");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/a%20b", .h = {{"x-big", "x"}}}, 200, NULL);
+  expect(e, &(struct call){.method = "GET", .target = "/BKT/x"}, 400,
+         "InvalidBucketName");
+  expect(e, &(struct call){.method = "GET", .target = "/bkt/%zz"}, 400,
+         "InvalidURI");
+  expect(e, &(struct call){.method = "GET", .target = "/bkt/x?%zz"}, 400,
+         "InvalidURI");
+  expect(e,
+         &(struct call){
+             .method = "GET", .target = "/bkt/a%20b", .h = {{"x-big", "x"}}},
+         200, NULL);
   char big[5000];
   memset(big, 'v', sizeof big - 1);
   big[sizeof big - 1] = '\0';
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/a%20b", .h = {{"x-big", big}}}, 431,
-         "RequestHeaderSectionTooLarge");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/a%20b", .h = {{"Range", "bytes=10-"}}}, 416,
-         "InvalidRange");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/a%20b", .h = {{"If-Match", "\"nope\""}}}, 412,
-         "PreconditionFailed");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/a%20b", .h = {{"If-None-Match", "*"}}}, 304,
-         NULL);
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/a%20b",
-                           .h = {{"If-Modified-Since",
-                             "Fri, 01 Jan 2100 00:00:00 GMT"}}},
-         304, NULL);
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/a%20b",
-                           .h = {{"If-Unmodified-Since",
-                             "Fri, 01 Jan 1999 00:00:00 GMT"}}},
+  expect(e,
+         &(struct call){
+             .method = "GET", .target = "/bkt/a%20b", .h = {{"x-big", big}}},
+         431, "RequestHeaderSectionTooLarge");
+  expect(e,
+         &(struct call){.method = "GET",
+                        .target = "/bkt/a%20b",
+                        .h = {{"Range", "bytes=10-"}}},
+         416, "InvalidRange");
+  expect(e,
+         &(struct call){.method = "GET",
+                        .target = "/bkt/a%20b",
+                        .h = {{"If-Match", "\"nope\""}}},
          412, "PreconditionFailed");
-  expect(e, &(struct call){.method = "DELETE", .target = "/bkt"}, 409, "BucketNotEmpty");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt?acl"}, 501, "NotImplemented");
-  expect(e, &(struct call){.method = "PATCH", .target = "/bkt/x"}, 405, "MethodNotAllowed");
-  expect(e, &(struct call){.method = "GET", .target = "/_hipobj/nothing"}, 404, "NoSuchKey");
+  expect(e,
+         &(struct call){.method = "GET",
+                        .target = "/bkt/a%20b",
+                        .h = {{"If-None-Match", "*"}}},
+         304, NULL);
+  expect(e,
+         &(struct call){
+             .method = "GET",
+             .target = "/bkt/a%20b",
+             .h = {{"If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT"}}},
+         304, NULL);
+  expect(e,
+         &(struct call){
+             .method = "GET",
+             .target = "/bkt/a%20b",
+             .h = {{"If-Unmodified-Since", "Fri, 01 Jan 1999 00:00:00 GMT"}}},
+         412, "PreconditionFailed");
+  expect(e, &(struct call){.method = "DELETE", .target = "/bkt"}, 409,
+         "BucketNotEmpty");
+  expect(e, &(struct call){.method = "GET", .target = "/bkt?acl"}, 501,
+         "NotImplemented");
+  expect(e, &(struct call){.method = "PATCH", .target = "/bkt/x"}, 405,
+         "MethodNotAllowed");
+  expect(e, &(struct call){.method = "GET", .target = "/_hipobj/nothing"}, 404,
+         "NoSuchKey");
 }
 
 static void bodies(void **state)
@@ -301,34 +334,53 @@ static void bodies(void **state)
   struct env *e = *state;
   expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
   /* larger than the limit: refused before the body */
-  struct call big = {.method = "PUT", .target = "/bkt/big", .h = {{0}}, .body = "", .blen = (1u << 20) + 1};
-  struct hs_op *op = hs_op_new(&e->srv, &(struct hs_request){
-      .method = "PUT", .target = "/bkt/big", .has_length = true,
-      .content_length = big.blen});
+  struct call big = {.method = "PUT",
+                     .target = "/bkt/big",
+                     .h = {{0}},
+                     .body = "",
+                     .blen = (1u << 20) + 1};
+  struct hs_op *op =
+      hs_op_new(&e->srv, &(struct hs_request){.method = "PUT",
+                                              .target = "/bkt/big",
+                                              .has_length = true,
+                                              .content_length = big.blen});
   assert_int_equal(hs_op_begin(op), HS_STEP_RESPOND);
   assert_int_equal(status_of(op, NULL), 413);
   hs_op_free(op);
   /* chunked (no length) and too long: refused while reading */
   char *data = calloc(1, (1u << 20) + 10);
-  struct call chunked = {.method = "PUT", .target = "/bkt/big", .h = {{0}}, .body = data, .blen = (1u << 20) + 10,
-                         .piece = 65536, .no_length = true};
+  struct call chunked = {.method = "PUT",
+                         .target = "/bkt/big",
+                         .h = {{0}},
+                         .body = data,
+                         .blen = (1u << 20) + 10,
+                         .piece = 65536,
+                         .no_length = true};
   op = run(e, &chunked);
   const char *code;
   assert_int_equal(status_of(op, &code), 413);
   assert_string_equal(code, "EntityTooLarge");
   hs_op_free(op);
   free(data);
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/big"}, 404, "NoSuchKey");
+  expect(e, &(struct call){.method = "GET", .target = "/bkt/big"}, 404,
+         "NoSuchKey");
   /* cut short: nothing is stored, the abort is counted */
   uint64_t aborted = e->stats.aborted_bodies;
-  op = run(e, &(struct call){.method = "PUT", .target = "/bkt/cut", .h = {{0}}, .body = "0123456789", .blen = 10,
+  op = run(e, &(struct call){.method = "PUT",
+                             .target = "/bkt/cut",
+                             .h = {{0}},
+                             .body = "0123456789",
+                             .blen = 10,
                              .cut = true});
   hs_op_free(op);
   assert_int_equal(e->stats.aborted_bodies, aborted + 1);
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/cut"}, 404, "NoSuchKey");
+  expect(e, &(struct call){.method = "GET", .target = "/bkt/cut"}, 404,
+         "NoSuchKey");
   /* fewer bytes than Content-Length, then the end */
-  struct hs_request rq = {.method = "PUT", .target = "/bkt/short",
-                          .has_length = true, .content_length = 10};
+  struct hs_request rq = {.method = "PUT",
+                          .target = "/bkt/short",
+                          .has_length = true,
+                          .content_length = 10};
   op = hs_op_new(&e->srv, &rq);
   assert_int_equal(hs_op_begin(op), HS_STEP_BODY);
   hs_op_body(op, "abc", 3);
@@ -337,22 +389,40 @@ static void bodies(void **state)
   assert_string_equal(code, "IncompleteBody");
   hs_op_free(op);
   /* x-amz-content-sha256 is checked even without authentication */
-  expect(e, &(struct call){.method = "PUT", .target = "/bkt/sha",
-                           .h = {{"x-amz-content-sha256",
-                             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934c"
-                             "a495991b7852b855"}},
-                           .body = "not empty", .blen = 9},
-         400, "XAmzContentSHA256Mismatch");
-  expect(e, &(struct call){.method = "PUT", .target = "/bkt/sha",
-                           .h = {{"x-amz-content-sha256", "garbage"}}, .body = "x", .blen = 1},
+  expect(
+      e,
+      &(struct call){.method = "PUT",
+                     .target = "/bkt/sha",
+                     .h = {{"x-amz-content-sha256",
+                            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934c"
+                            "a495991b7852b855"}},
+                     .body = "not empty",
+                     .blen = 9},
+      400, "XAmzContentSHA256Mismatch");
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/bkt/sha",
+                        .h = {{"x-amz-content-sha256", "garbage"}},
+                        .body = "x",
+                        .blen = 1},
          400, "InvalidArgument");
-  expect(e, &(struct call){.method = "PUT", .target = "/bkt/md5", .h = {{"Content-MD5",
-                                                 "AAAAAAAAAAAAAAAAAAAAAA=="}},
-                           .body = "x", .blen = 1},
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/bkt/md5",
+                        .h = {{"Content-MD5", "AAAAAAAAAAAAAAAAAAAAAA=="}},
+                        .body = "x",
+                        .blen = 1},
          400, "BadDigest");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt/sha"}, 404, "NoSuchKey");
+  expect(e, &(struct call){.method = "GET", .target = "/bkt/sha"}, 404,
+         "NoSuchKey");
   /* a stray body on a GET is read and dropped, up to a limit */
-  expect(e, &(struct call){.method = "GET", .target = "/bkt", .h = {{0}}, .body = "junk", .blen = 4}, 200, NULL);
+  expect(e,
+         &(struct call){.method = "GET",
+                        .target = "/bkt",
+                        .h = {{0}},
+                        .body = "junk",
+                        .blen = 4},
+         200, NULL);
 }
 
 /* AWS's "Transfer Payload in Multiple Chunks" example, end to end. */
@@ -394,18 +464,19 @@ static void streaming_signed(void **state)
         .method = "PUT",
         .target = "/examplebucket/chunkObject.txt",
         .h = {{"Host", "s3.amazonaws.com"},
-         {"x-amz-date", "20130524T000000Z"},
-         {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
-         {"Authorization",
-          "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/"
-          "us-east-1/s3/aws4_request,SignedHeaders=content-encoding;"
-          "content-length;host;x-amz-content-sha256;x-amz-date;"
-          "x-amz-decoded-content-length;x-amz-storage-class,Signature="
-          "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9"},
-         {"x-amz-content-sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"},
-         {"Content-Encoding", "aws-chunked"},
-         {"x-amz-decoded-content-length", "66560"},
-         {"Content-Length", "66824"}},
+              {"x-amz-date", "20130524T000000Z"},
+              {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
+              {"Authorization",
+               "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/"
+               "us-east-1/s3/aws4_request,SignedHeaders=content-encoding;"
+               "content-length;host;x-amz-content-sha256;x-amz-date;"
+               "x-amz-decoded-content-length;x-amz-storage-class,Signature="
+               "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a"
+               "9"},
+              {"x-amz-content-sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"},
+              {"Content-Encoding", "aws-chunked"},
+              {"x-amz-decoded-content-length", "66560"},
+              {"Content-Length", "66824"}},
         .body = body,
         .blen = len,
         .piece = 1000};
@@ -429,7 +500,8 @@ static void streaming_signed(void **state)
     }
   }
   /* anonymous requests are refused; so is the token header unsigned */
-  expect(e, &(struct call){.method = "GET", .target = "/examplebucket/x"}, 403, "AccessDenied");
+  expect(e, &(struct call){.method = "GET", .target = "/examplebucket/x"}, 403,
+         "AccessDenied");
   assert_true(e->stats.auth_failures >= 2);
 }
 
@@ -439,28 +511,42 @@ static void rdma_tokens(void **state)
   const char *tok = "01ab12000000000000000000000000ffffc0a8012aefbeadde0010000"
                     "0007f00000010000000000000010000";
   expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
-  expect(e, &(struct call){.method = "PUT", .target = "/bkt/obj", .h = {{0}}, .body = "data", .blen = 4}, 200, NULL);
-  struct hs_op *op = run(e, &(struct call){.method = "GET", .target = "/bkt/obj",
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/bkt/obj",
+                        .h = {{0}},
+                        .body = "data",
+                        .blen = 4},
+         200, NULL);
+  struct hs_op *op = run(e, &(struct call){.method = "GET",
+                                           .target = "/bkt/obj",
                                            .h = {{"x-amz-rdma-token", "abc"}}});
   struct hs_response *r = hs_op_response(op);
   assert_int_equal(r->status, 400);
   assert_null(resp_header(r, "x-amz-rdma-reply"));
   hs_op_free(op);
-  op = run(e, &(struct call){.method = "GET", .target = "/bkt/obj", .h = {{"X-Amz-Rdma-Token", tok}}});
+  op = run(e, &(struct call){.method = "GET",
+                             .target = "/bkt/obj",
+                             .h = {{"X-Amz-Rdma-Token", tok}}});
   r = hs_op_response(op);
   assert_int_equal(r->status, 501);
   assert_string_equal(resp_header(r, "x-amz-rdma-reply"), "501");
   assert_string_equal(hs_op_path(op), "rdma");
   hs_op_free(op);
   e->cfg.decline_rdma = true;
-  op = run(e, &(struct call){.method = "PUT", .target = "/bkt/obj", .h = {{"x-amz-rdma-token", tok}}});
+  op = run(e, &(struct call){.method = "PUT",
+                             .target = "/bkt/obj",
+                             .h = {{"x-amz-rdma-token", tok}}});
   r = hs_op_response(op);
   assert_int_equal(r->status, 501);
   assert_string_equal(resp_header(r, "x-amz-rdma-reply"), "501");
   hs_op_free(op);
   e->cfg.decline_rdma = false;
   /* a token on an operation without a payload is not an RDMA request */
-  expect(e, &(struct call){.method = "HEAD", .target = "/bkt/obj", .h = {{"x-amz-rdma-token", tok}}},
+  expect(e,
+         &(struct call){.method = "HEAD",
+                        .target = "/bkt/obj",
+                        .h = {{"x-amz-rdma-token", tok}}},
          200, NULL);
   assert_int_equal(e->stats.rdma_requests, 3);
   assert_int_equal(e->stats.rdma_bad_tokens, 1);
@@ -481,30 +567,48 @@ static void list_xml(void **state)
   for (int i = 0; i < 5; i++) {
     char t[64];
     snprintf(t, sizeof t, "/bkt/%s", keys[i]);
-    expect(e, &(struct call){.method = "PUT", .target = t, .h = {{0}}, .body = "x", .blen = 1}, 200, NULL);
+    expect(
+        e,
+        &(struct call){
+            .method = "PUT", .target = t, .h = {{0}}, .body = "x", .blen = 1},
+        200, NULL);
   }
-  struct hs_op *op = run(e, &(struct call){
-      .method = "GET", .target = "/bkt?list-type=2&delimiter=%2F&encoding-type=url&max-keys=3"});
+  struct hs_op *op = run(
+      e,
+      &(struct call){
+          .method = "GET",
+          .target =
+              "/bkt?list-type=2&delimiter=%2F&encoding-type=url&max-keys=3"});
   const char *b = hs_buf_cstr(&hs_op_response(op)->body);
   assert_non_null(strstr(b, "<Key>a%20c</Key>"));
   assert_non_null(strstr(b, "<Key>a%2Bb</Key>"));
   assert_non_null(strstr(b, "<CommonPrefixes><Prefix>d/</Prefix>"));
   assert_non_null(strstr(b, "<KeyCount>3</KeyCount>"));
   assert_non_null(strstr(b, "<IsTruncated>true</IsTruncated>"));
-  assert_non_null(strstr(b, "<NextContinuationToken>642f</NextContinuationToken>"));
+  assert_non_null(
+      strstr(b, "<NextContinuationToken>642f</NextContinuationToken>"));
   hs_op_free(op);
-  op = run(e, &(struct call){
-      .method = "GET", .target = "/bkt?list-type=2&delimiter=%2F&continuation-token=642f"});
+  op =
+      run(e, &(struct call){
+                 .method = "GET",
+                 .target =
+                     "/bkt?list-type=2&delimiter=%2F&continuation-token=642f"});
   b = hs_buf_cstr(&hs_op_response(op)->body);
   assert_non_null(strstr(b, "<Key>\xc3\xa9</Key>"));
   assert_null(strstr(b, "d/"));
   assert_non_null(strstr(b, "<KeyCount>1</KeyCount>"));
   hs_op_free(op);
-  expect(e, &(struct call){.method = "GET", .target = "/bkt?list-type=2&max-keys=x"}, 400,
-         "InvalidArgument");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt?list-type=2&encoding-type=base64"},
+  expect(
+      e,
+      &(struct call){.method = "GET", .target = "/bkt?list-type=2&max-keys=x"},
+      400, "InvalidArgument");
+  expect(e,
+         &(struct call){.method = "GET",
+                        .target = "/bkt?list-type=2&encoding-type=base64"},
          400, "InvalidArgument");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt?list-type=2&continuation-token=zz"},
+  expect(e,
+         &(struct call){.method = "GET",
+                        .target = "/bkt?list-type=2&continuation-token=zz"},
          400, "InvalidArgument");
 }
 
@@ -566,7 +670,8 @@ static void lister_rules(void **state)
 static void admin(void **state)
 {
   struct env *e = *state;
-  struct hs_op *op = run(e, &(struct call){.method = "GET", .target = "/_hipobj/stats"});
+  struct hs_op *op =
+      run(e, &(struct call){.method = "GET", .target = "/_hipobj/stats"});
   struct hs_response *r = hs_op_response(op);
   assert_int_equal(r->status, 200);
   assert_string_equal(resp_header(r, "Content-Type"), "application/json");
@@ -575,7 +680,8 @@ static void admin(void **state)
   assert_non_null(strstr(b, "\"http\":{\"bytes_in\":"));
   assert_non_null(strstr(b, "\"store\":{\"buckets\":0"));
   hs_op_free(op);
-  expect(e, &(struct call){.method = "GET", .target = "/_hipobj/health"}, 200, NULL);
+  expect(e, &(struct call){.method = "GET", .target = "/_hipobj/health"}, 200,
+         NULL);
   expect(e, &(struct call){.method = "DELETE", .target = "/_hipobj/stats"}, 405,
          "MethodNotAllowed");
 }
