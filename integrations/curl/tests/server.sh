@@ -40,7 +40,9 @@ start_server() {
   SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/hipobj-srv.XXXXXX")
   "$bin" --listen 127.0.0.1:0 "$@" >"$SERVER_DIR/out" 2>"$SERVER_DIR/err" &
   SERVER_PID=$!
-  trap stop_server EXIT
+  # Stop it at exit, unless the caller has its own exit trap (which then
+  # calls stop_server).
+  [ -n "$(trap -p EXIT)" ] || trap stop_server EXIT
   local i
   for i in $(seq 1 100); do
     PORT=$(sed -n 's|^listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
