@@ -12,7 +12,7 @@ enum {
   OPT_NO_RDMA, OPT_LOG_REQUESTS, OPT_MAX_OBJECT, OPT_MAX_HEADER, OPT_MAX_XML,
   OPT_MIN_PART, OPT_MAX_CONN, OPT_IDLE, OPT_SKEW, OPT_MAX_BUCKETS,
   OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
-  OPT_RDMA_DEPTH, OPT_RANDOM_ETAGS, OPT_HELP,
+  OPT_RDMA_DEPTH, OPT_RANDOM_ETAGS, OPT_FAULT_SKIP_FINAL, OPT_HELP,
   OPT_VERSION
 };
 
@@ -41,6 +41,7 @@ static const struct option options[] = {
     {"rdma-qps", required_argument, NULL, OPT_RDMA_QPS},
     {"rdma-chunk-size", required_argument, NULL, OPT_RDMA_CHUNK},
     {"rdma-depth", required_argument, NULL, OPT_RDMA_DEPTH},
+    {"fault-skip-final", required_argument, NULL, OPT_FAULT_SKIP_FINAL},
     {"random-etags", no_argument, NULL, OPT_RANDOM_ETAGS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -88,6 +89,8 @@ void hs_config_usage(FILE *f)
       "  --rdma-depth N         work requests in flight per transfer, READ\n"
       "                         depth of a PUT included (default 4, at most\n"
       "                         32)\n"
+      "  --fault-skip-final N   testing: the next N RDMA transfers move their\n"
+      "                         data but never send the final message\n"
       "\n"
       "Limits:\n"
       "  --max-object-size SIZE largest object or part (default 5G); more is\n"
@@ -265,6 +268,8 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   case OPT_RDMA_QPS:
     return parse_uint(arg, 4096, &c->rdma_qps) && c->rdma_qps > 0;
   case OPT_RANDOM_ETAGS: c->random_etags = true; return true;
+  case OPT_FAULT_SKIP_FINAL:
+    return parse_uint(arg, 1000000, &c->fault_skip_final);
   case OPT_RDMA_DEPTH:
     return parse_uint(arg, 32, &c->rdma_depth) && c->rdma_depth > 0;
   case OPT_RDMA_CHUNK:

@@ -38,6 +38,7 @@ struct hs_config {
   unsigned rdma_qps;
   unsigned rdma_depth;
   uint64_t rdma_chunk_size;
+  unsigned fault_skip_final; /* testing: transfers that never send final */
 };
 
 enum hs_config_result { HS_CONFIG_OK, HS_CONFIG_HELP, HS_CONFIG_VERSION,

@@ -63,7 +63,8 @@ enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
                                 .chunk_size = cfg->rdma_chunk_size,
                                 .depth = cfg->rdma_depth,
                                 .ready_timeout_ms = cfg->rdma_timeout_ms,
-                                .rdma_timeout_ms = cfg->rdma_timeout_ms};
+                                .rdma_timeout_ms = cfg->rdma_timeout_ms,
+                                .fault_skip_final = cfg->fault_skip_final};
   hipObjOpError_t e = ho_engine_create(plat, &ec, &r->engine);
   if (e != hipObjSuccess) {
     free(r);

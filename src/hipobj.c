@@ -151,12 +151,15 @@ static uint64_t transfer_budget_ns(const struct ho_instance *inst, uint64_t size
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_conn *c,
                                  const struct ho_reply *reply, uint64_t size)
 {
-  hipObjOpError_t e = ho_conn_connect(c, &reply->peer);
+  const uint64_t cookie = reply->peer.addr;
+  hipObjOpError_t e = ho_conn_connect(
+      c, &reply->peer, ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
+      ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT));
   if (e != hipObjSuccess)
     return e;
   struct ho_msg ready = {.type = HO_MSG_READY,
                          .version = HO_PROTO_VERSION,
-                         .cookie = reply->peer.addr,
+                         .cookie = cookie,
                          .bytes = size};
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)

@@ -327,7 +327,9 @@ static void account(struct ho_engine *e, int op, int status, bool timed_out,
   ho_mutex_unlock(&e->mu);
 }
 
-static int run_transfer(struct slot *s, bool *timed_out, uint64_t *moved)
+/* *finished: io.finish was called (a PUT's commit). */
+static int run_transfer(struct slot *s, bool *timed_out, uint64_t *moved,
+                        bool *finished)
 {
   struct ho_msg ready;
   *moved = 0;
@@ -344,9 +346,11 @@ static int run_transfer(struct slot *s, bool *timed_out, uint64_t *moved)
     return HO_FINAL_BAD_REQUEST;
   }
   int status = move_payload(s, moved);
-  if (status == HO_FINAL_OK && s->op == HIPOBJ_RDMA_OP_PUT &&
-      s->io.finish(s->io.ctx, HO_FINAL_OK, *moved) != 0)
-    status = HO_FINAL_STORE_ERROR;
+  if (status == HO_FINAL_OK && s->op == HIPOBJ_RDMA_OP_PUT) {
+    *finished = true;
+    if (s->io.finish(s->io.ctx, HO_FINAL_OK, *moved) != 0)
+      status = HO_FINAL_STORE_ERROR;
+  }
   send_final(s, status, status == HO_FINAL_OK ? *moved : 0);
   return status;
 }
@@ -357,11 +361,13 @@ static void *slot_thread(void *arg)
   struct ho_engine *e = s->e;
   bool timed_out = false;
   uint64_t moved = 0;
-  int status = run_transfer(s, &timed_out, &moved);
-  if (!(status == HO_FINAL_OK && s->op == HIPOBJ_RDMA_OP_PUT))
+  bool finished = false;
+  int status = run_transfer(s, &timed_out, &moved, &finished);
+  if (!finished)
     s->io.finish(s->io.ctx, status, moved);
   account(e, s->op, status, timed_out, moved);
-  if (ho_conn_reset(s->conn) != hipObjSuccess) {
+  /* A failed QP is replaced, not reset (see src/rdma/pool.c). */
+  if (status != HO_FINAL_OK || ho_conn_reset(s->conn) != hipObjSuccess) {
     ho_conn_destroy(s->conn);
     s->conn = NULL;
     if (ho_conn_create(e->dev, &server_conn_attr, &s->conn) != hipObjSuccess)
@@ -392,7 +398,10 @@ static void release_unstarted(struct slot *s)
 static bool prepare(struct slot *s, char reply[HO_ENGINE_REPLY_MAX])
 {
   struct ho_token mine;
-  if (ho_conn_connect(s->conn, &s->client) != hipObjSuccess ||
+  if (ho_conn_connect(s->conn, &s->client,
+                      ho_psn_from_cookie(s->cookie, HO_PSN_SERVER_TO_CLIENT),
+                      ho_psn_from_cookie(s->cookie, HO_PSN_CLIENT_TO_SERVER)) !=
+          hipObjSuccess ||
       ho_conn_post_msg_recv(s->conn) != hipObjSuccess)
     return false;
   ho_conn_token(s->conn, &mine);
@@ -411,7 +420,7 @@ enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
   struct ho_token client;
   if (!ho_token_decode(token, token_len, &client))
     return HO_ENGINE_BAD_TOKEN;
-  if (client.transport != HO_TRANSPORT_RC || client.len < size || size == 0 ||
+  if (client.transport != HO_TRANSPORT_RC || client.len != size || size == 0 ||
       (op != HIPOBJ_RDMA_OP_GET && op != HIPOBJ_RDMA_OP_PUT))
     return HO_ENGINE_DECLINE;
   struct slot *s = claim_slot(e);

@@ -65,7 +65,7 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
 void ho_engine_destroy(struct ho_engine *e);
 
 /* op: HIPOBJ_RDMA_OP_GET (server WRITEs `size` bytes) or HIPOBJ_RDMA_OP_PUT
- * (server READs `size` bytes). The token's length must be at least size.
+ * (server READs `size` bytes). The token's length must equal size.
  * On HO_ENGINE_STARTED, io->finish will be called exactly once; otherwise
  * never. */
 enum ho_engine_start_result ho_engine_start(struct ho_engine *e,

@@ -97,10 +97,14 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
 }
 
 /* Reset the slot's connection if it was used, or replace it; NULL when
- * both fail. */
+ * both fail. A connection that failed is replaced, not reset: Soft-RoCE
+ * was seen to keep a failed QP's state across RESET, failing every later
+ * transfer on it. */
 static struct ho_conn *recycle(struct ho_pool *p, struct ho_conn *c)
 {
-  if ((c->state == HO_CONN_INIT && !c->dirty) || ho_conn_reset(c) == hipObjSuccess)
+  if (c->state == HO_CONN_INIT && !c->dirty)
+    return c;
+  if (c->state != HO_CONN_BROKEN && ho_conn_reset(c) == hipObjSuccess)
     return c;
   ho_conn_destroy(c);
   struct ho_conn *fresh = NULL;

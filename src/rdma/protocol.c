@@ -53,3 +53,13 @@ bool ho_msg_decode(const uint8_t *buf, size_t len, struct ho_msg *out)
   *out = m;
   return true;
 }
+
+/* splitmix64's finaliser: every cookie bit reaches every PSN bit. */
+uint32_t ho_psn_from_cookie(uint64_t cookie, enum ho_psn_dir dir)
+{
+  uint64_t z = cookie + 0x9e3779b97f4a7c15ull * (uint64_t)(dir + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (uint32_t)(z & 0xffffff);
+}

@@ -33,6 +33,11 @@ struct ho_msg {
   uint64_t bytes;   /* final: bytes moved; ready: bytes expected */
 };
 
+/* The first PSN of each direction of a transfer's connection, from its
+ * cookie (docs/protocol.md, "Packet sequence numbers"). */
+enum ho_psn_dir { HO_PSN_CLIENT_TO_SERVER = 0, HO_PSN_SERVER_TO_CLIENT = 1 };
+uint32_t ho_psn_from_cookie(uint64_t cookie, enum ho_psn_dir dir);
+
 void ho_msg_encode(const struct ho_msg *m, uint8_t out[HO_MSG_SIZE]);
 /* False unless len == HO_MSG_SIZE, the magic, version and type are valid and
  * the reserved bytes are zero. */

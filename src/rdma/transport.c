@@ -231,7 +231,8 @@ void ho_conn_destroy(struct ho_conn *c)
   free(c);
 }
 
-hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer)
+hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer,
+                                uint32_t sq_psn, uint32_t rq_psn)
 {
   const struct ho_qp_tuning *t = ho_vendor_tuning(c->dev->vendor_id);
   if (peer->transport != HO_TRANSPORT_RC || c->state != HO_CONN_INIT)
@@ -240,7 +241,7 @@ hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer)
       .qp_state = IBV_QPS_RTR,
       .path_mtu = c->dev->active_mtu,
       .dest_qp_num = peer->qpn & 0xffffff,
-      .rq_psn = 0,
+      .rq_psn = rq_psn & 0xffffff,
       .max_dest_rd_atomic = c->rd_atomic,
       .min_rnr_timer = t->min_rnr_timer,
       .ah_attr = {.is_global = 1,
@@ -260,7 +261,7 @@ hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer)
     a.timeout = t->timeout;
     a.retry_cnt = t->retry_cnt;
     a.rnr_retry = t->rnr_retry;
-    a.sq_psn = 0;
+    a.sq_psn = sq_psn & 0xffffff;
     a.max_rd_atomic = c->rd_atomic;
     rc = c->dev->v->modify_qp(c->qp, &a,
                               IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |

@@ -67,8 +67,12 @@ void ho_conn_destroy(struct ho_conn *c);
 
 /* INIT -> RTR -> RTS aimed at the peer token's QP number, GID and LID, with
  * the port's active MTU and the vendor's retry settings. The token must be
- * RC. */
-hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer);
+ * RC. sq_psn is the first PSN we send, rq_psn the first we expect: the two
+ * sides derive them from the transfer's cookie (ho_psn_from_cookie), so a
+ * reused QP never mistakes a late packet of its previous connection for one
+ * of this connection. */
+hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer,
+                                uint32_t sq_psn, uint32_t rq_psn);
 
 /* Back to INIT for another peer: RESET, drain the CQ, INIT. */
 hipObjOpError_t ho_conn_reset(struct ho_conn *c);

@@ -201,6 +201,18 @@ static void messages(void **state)
   assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d)); /* magic */
 }
 
+static void psns_from_cookie(void **state)
+{
+  (void)state;
+  /* The vectors of docs/protocol.md. */
+  assert_int_equal(ho_psn_from_cookie(0x0123456789abcdefull, HO_PSN_CLIENT_TO_SERVER),
+                   0x8faa9d);
+  assert_int_equal(ho_psn_from_cookie(0x0123456789abcdefull, HO_PSN_SERVER_TO_CLIENT),
+                   0xa1d093);
+  for (uint64_t c = 1; c < 1000; c++)
+    assert_true(ho_psn_from_cookie(c * 0x1000193, HO_PSN_CLIENT_TO_SERVER) <= 0xffffff);
+}
+
 static void pure_helpers(void **state)
 {
   (void)state;
@@ -227,7 +239,7 @@ int main(void)
       cmocka_unit_test(upper_case_accepted), cmocka_unit_test(hostile_tokens_rejected),
       cmocka_unit_test(client_nic),        cmocka_unit_test(reply_grammar),
       cmocka_unit_test(reply_hostile),     cmocka_unit_test(messages),
-      cmocka_unit_test(pure_helpers),
+      cmocka_unit_test(psns_from_cookie),  cmocka_unit_test(pure_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

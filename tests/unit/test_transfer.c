@@ -323,7 +323,7 @@ static void original_ordering_fails(void **state)
   assert_int_equal(ho_conn_create(sdev, &attr, &sc), hipObjSuccess);
   struct ho_token client;
   ho_conn_token(cl.conn, &client);
-  assert_int_equal(ho_conn_connect(sc, &client), hipObjSuccess);
+  assert_int_equal(ho_conn_connect(sc, &client, 0, 0), hipObjSuccess);
 
   struct ho_buf *b = ho_buffers_find(inst->buffers, f->buf);
   uint8_t *src = malloc(4096);

@@ -60,7 +60,7 @@ static void applied_on_connect(void **state)
     assert_int_equal(ho_conn_create(d, &a, &peer), hipObjSuccess);
     struct ho_token t;
     ho_conn_token(peer, &t);
-    assert_int_equal(ho_conn_connect(c, &t), hipObjSuccess);
+    assert_int_equal(ho_conn_connect(c, &t, 0, 0), hipObjSuccess);
     const struct ho_qp_tuning *row = ho_vendor_tuning(vendors[i]);
     struct ibv_qp_attr q;
     int mask;

@@ -158,7 +158,7 @@ static void probe_original_ordering(void)
   struct ibv_mr *smr = sys->verbs->reg_mr(d->pd, src, 4096, IBV_ACCESS_LOCAL_WRITE);
   struct ho_token t;
   ho_conn_token(client, &t);
-  check(ho_conn_connect(server, &t) == hipObjSuccess,
+  check(ho_conn_connect(server, &t, 0, 0) == hipObjSuccess,
         "server QP connected, client QP still in INIT (retry_cnt 6, timeout 14)");
   struct ibv_sge sge = {(uintptr_t)src, 4096, smr->lkey};
   struct ibv_send_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1,

@@ -145,13 +145,13 @@ static void case_sizes(void)
           "server counted %lld bytes in and %lld out over RDMA", in1 - in0, out1 - out0);
     check(http1 - http0 < 4096, "no payload over HTTP (%lld bytes of stats JSON)",
           http1 - http0);
+    if (n == 1u << 20) { /* a range of it into the middle of the buffer */
+      memset(dst, 0, cap);
+      e = rdma_get(key, dst, 1000, 5000, 300, 1000);
+      check(e == hipObjSuccess && memcmp(dst + 5000, src + off + 300, 1000) == 0,
+            "ranged GET of bytes 300..1299 lands at offset 5000");
+    }
   }
-  /* A range of a larger object into the middle of the buffer. */
-  memset(dst, 0, cap);
-  hipObjOpError_t e = rdma_get("obj-1048576", dst, 1000, 5000, 300, 1000);
-  /* obj-1048576 was written from src + 4093. */
-  check(e == hipObjSuccess && memcmp(dst + 5000, src + 4093 + 300, 1000) == 0,
-        "ranged GET of bytes 300..1299 lands at offset 5000");
   hipObjBufDeregister(src);
   hipObjBufDeregister(dst);
   hipObjShutdown();
@@ -177,18 +177,30 @@ static void case_upload_part(void)
     sscanf(p + 10, "%255[^<]", id);
   check(r.status == 200 && id[0], "CreateMultipartUpload: %s", id);
   s3mini_reset(&r);
-  char xml[2048] = "<CompleteMultipartUpload>";
+  /* An answer-first server cannot know a part's MD5 when it answers, so
+   * the ETags come from ListParts once the parts are in. */
   for (int i = 0; i < 3; i++) {
     size_t off = (size_t)i * part, n = i < 2 ? part : total - 2 * part;
     request(&r, "PUT", "/vmtest/mp?partNumber=%d&uploadId=%s", i + 1, id);
     hipObjOpError_t e = hipObjPut(NULL, src, n, (off_t)off, &s3mini_ops, &r).opError;
-    check(e == hipObjSuccess && r.etag[0], "UploadPart %d (%zu bytes) by RDMA, ETag %s",
-          i + 1, n, r.etag);
-    size_t l = strlen(xml);
-    snprintf(xml + l, sizeof xml - l, "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>",
-             i + 1, r.etag);
+    check(e == hipObjSuccess, "UploadPart %d (%zu bytes) by RDMA", i + 1, n);
     s3mini_reset(&r);
   }
+  request(&r, "GET", "/vmtest/mp?uploadId=%s", id);
+  s3mini_send(&r, NULL);
+  char xml[2048] = "<CompleteMultipartUpload>";
+  const char *cur = r.resp;
+  for (int i = 0; i < 3 && cur; i++) {
+    char etag[128] = "";
+    cur = strstr(cur, "<ETag>");
+    if (cur && sscanf(cur + 6, "%127[^<]", etag) == 1)
+      cur += 6;
+    size_t l = strlen(xml);
+    snprintf(xml + l, sizeof xml - l,
+             "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag></Part>", i + 1, etag);
+    check(etag[0] != 0, "ListParts: part %d ETag %s", i + 1, etag);
+  }
+  s3mini_reset(&r);
   strncat(xml, "</CompleteMultipartUpload>", sizeof xml - strlen(xml) - 1);
   request(&r, "POST", "/vmtest/mp?uploadId=%s", id);
   r.body = xml;
