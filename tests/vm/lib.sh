@@ -30,5 +30,8 @@ stop_server() {
   kill -TERM "$SERVER_PID" 2>/dev/null
   wait "$SERVER_PID" 2>/dev/null
   SERVER_PID=""
+  # What the server could only say on stderr (failed completions, timeouts).
+  grep -h "warning" /tmp/server.$$.err 2>/dev/null | sort | uniq -c | head -n 10 |
+    sed 's/^/  server stderr: /'
 }
 trap stop_server EXIT
