@@ -8,7 +8,7 @@
 export HIPOBJ_TRANSFER_TIMEOUT_MS=60000
 start_server --log-requests || exit 1
 curl -sf -X PUT "$ENDPOINT/bench" >/dev/null || { echo "no bucket"; exit 1; }
-ho bench s3://bench/vm --sizes 4K,64K,1M,16M --concurrency 1,4 --iterations 10 --require-rdma
+ho bench s3://bench/vm --sizes 4K,64K,1M,4M --concurrency 1,4 --iterations 5 --require-rdma
 cat "$W/out"
 [ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ] && cp "$W/out" "$RESULTS/hipobj-bench.txt"
 [ $RC = 0 ] && pass "bench ran" || fail "bench: rc $RC"
