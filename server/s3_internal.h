@@ -108,6 +108,11 @@ enum hs_step hs_s3_bucket_begin(struct hs_op *op);
 void hs_s3_bucket_end(struct hs_op *op);
 void hs_s3_list_objects(struct hs_op *op, bool v2);
 void hs_s3_list_buckets(struct hs_op *op);
+/* A PUT-like request whose body streams into op->writer: set up the body
+ * (Content-MD5 required when given), and at its end commit the writer and
+ * answer with the ETag. Shared by PutObject and UploadPart. */
+enum hs_step hs_op_body_to_writer(struct hs_op *op);
+void hs_op_commit_writer(struct hs_op *op);
 enum hs_step hs_s3_object_begin(struct hs_op *op);
 void hs_s3_object_end(struct hs_op *op);
 enum hs_step hs_s3_multipart_begin(struct hs_op *op);

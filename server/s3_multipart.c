@@ -78,27 +78,7 @@ static enum hs_step part_begin(struct hs_op *op)
                         : NULL);
     return HS_STEP_RESPOND;
   }
-  if (op->has_content_md5)
-    hs_writer_require_md5(op->writer);
-  op->body_mode = HS_BODY_WRITER;
-  op->body_limit = op->srv->cfg->max_object_size;
-  return HS_STEP_BODY;
-}
-
-static void part_end(struct hs_op *op)
-{
-  struct hs_obj_info info;
-  struct hs_writer *w = op->writer;
-  op->writer = NULL;
-  enum hs_err err = hs_writer_commit(
-      w, op->has_content_md5 ? op->content_md5 : NULL, &info);
-  if (err) {
-    hs_op_error(op, err);
-    return;
-  }
-  hs_stat_add(&op->srv->stats->http_objects_in, 1);
-  hs_resp_headerf(&op->resp, "ETag", "\"%s\"", info.etag);
-  op->done = true;
+  return hs_op_body_to_writer(op);
 }
 
 static void create_end(struct hs_op *op)
@@ -223,7 +203,7 @@ void hs_s3_multipart_end(struct hs_op *op)
     create_end(op);
     break;
   case HS_OP_UPLOAD_PART:
-    part_end(op);
+    hs_op_commit_writer(op);
     break;
   case HS_OP_COMPLETE_UPLOAD:
     complete_end(op);

@@ -36,6 +36,11 @@ static enum hs_step put_begin(struct hs_op *op)
     hs_op_error(op, err);
     return HS_STEP_RESPOND;
   }
+  return hs_op_body_to_writer(op);
+}
+
+enum hs_step hs_op_body_to_writer(struct hs_op *op)
+{
   if (op->has_content_md5)
     hs_writer_require_md5(op->writer);
   op->body_mode = HS_BODY_WRITER;
@@ -43,7 +48,7 @@ static enum hs_step put_begin(struct hs_op *op)
   return HS_STEP_BODY;
 }
 
-static void put_end(struct hs_op *op)
+void hs_op_commit_writer(struct hs_op *op)
 {
   struct hs_obj_info info;
   struct hs_writer *w = op->writer;
@@ -276,7 +281,7 @@ void hs_s3_object_end(struct hs_op *op)
 {
   switch (op->kind) {
   case HS_OP_PUT_OBJECT:
-    put_end(op);
+    hs_op_commit_writer(op);
     break;
   case HS_OP_COPY_OBJECT:
     copy_end(op);
