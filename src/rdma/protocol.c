@@ -3,23 +3,11 @@
 
 #include <string.h>
 
+#include "common/le.h"
+
 /* Layout: magic "HOBJ" [0,4), type 4, version 5, status [6,8), cookie
  * [8,16), bytes [16,24), reserved zero [24,32). */
 static const uint8_t magic[4] = {'H', 'O', 'B', 'J'};
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-  for (int i = 0; i < n; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--)
-    v = (v << 8) | p[i];
-  return v;
-}
 
 void ho_msg_encode(const struct ho_msg *m, uint8_t out[HO_MSG_SIZE])
 {
@@ -27,9 +15,9 @@ void ho_msg_encode(const struct ho_msg *m, uint8_t out[HO_MSG_SIZE])
   memcpy(out, magic, 4);
   out[4] = m->type;
   out[5] = m->version;
-  put_le(out + 6, m->status, 2);
-  put_le(out + 8, m->cookie, 8);
-  put_le(out + 16, m->bytes, 8);
+  ho_put_le(out + 6, m->status, 2);
+  ho_put_le(out + 8, m->cookie, 8);
+  ho_put_le(out + 16, m->bytes, 8);
 }
 
 bool ho_msg_decode(const uint8_t *buf, size_t len, struct ho_msg *out)
@@ -46,9 +34,9 @@ bool ho_msg_decode(const uint8_t *buf, size_t len, struct ho_msg *out)
   struct ho_msg m = {
       .type = buf[4],
       .version = buf[5],
-      .status = (uint16_t)get_le(buf + 6, 2),
-      .cookie = get_le(buf + 8, 8),
-      .bytes = get_le(buf + 16, 8),
+      .status = (uint16_t)ho_get_le(buf + 6, 2),
+      .cookie = ho_get_le(buf + 8, 8),
+      .bytes = ho_get_le(buf + 16, 8),
   };
   *out = m;
   return true;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/le.h"
+
 /* Field offsets of the 44-byte token. Changing any of these changes the
  * wire format: the asserts below keep them honest. */
 enum {
@@ -21,20 +23,6 @@ _Static_assert(OFF_END == HO_TOKEN_BYTES, "token is 44 bytes");
 _Static_assert(OFF_RKEY - OFF_GID == 16, "GID is 16 bytes");
 _Static_assert(HO_TOKEN_HEX == 2 * HO_TOKEN_BYTES, "two digits a byte");
 
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-  for (int i = 0; i < n; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; i--)
-    v = (v << 8) | p[i];
-  return v;
-}
-
 static int hex_value(char c)
 {
   if (c >= '0' && c <= '9')
@@ -51,13 +39,13 @@ void ho_token_encode(const struct ho_token *t, char out[HO_TOKEN_HEX + 1])
   static const char digits[] = "0123456789abcdef";
   uint8_t b[HO_TOKEN_BYTES];
   b[OFF_TRANSPORT] = t->transport;
-  put_le(b + OFF_QPN, t->qpn, 4);
+  ho_put_le(b + OFF_QPN, t->qpn, 4);
   memcpy(b + OFF_GID, t->gid, 16);
-  put_le(b + OFF_RKEY, t->rkey, 4);
-  put_le(b + OFF_ADDR, t->addr, 8);
-  put_le(b + OFF_LEN, t->len, 8);
+  ho_put_le(b + OFF_RKEY, t->rkey, 4);
+  ho_put_le(b + OFF_ADDR, t->addr, 8);
+  ho_put_le(b + OFF_LEN, t->len, 8);
   b[OFF_PORT] = t->port;
-  put_le(b + OFF_LID, t->lid, 2);
+  ho_put_le(b + OFF_LID, t->lid, 2);
   for (size_t i = 0; i < HO_TOKEN_BYTES; i++) {
     out[2 * i] = digits[b[i] >> 4];
     out[2 * i + 1] = digits[b[i] & 15];
@@ -80,13 +68,13 @@ bool ho_token_decode(const char *hex, size_t len, struct ho_token *out)
     return false;
   struct ho_token t;
   t.transport = b[OFF_TRANSPORT];
-  t.qpn = (uint32_t)get_le(b + OFF_QPN, 4);
+  t.qpn = (uint32_t)ho_get_le(b + OFF_QPN, 4);
   memcpy(t.gid, b + OFF_GID, 16);
-  t.rkey = (uint32_t)get_le(b + OFF_RKEY, 4);
-  t.addr = get_le(b + OFF_ADDR, 8);
-  t.len = get_le(b + OFF_LEN, 8);
+  t.rkey = (uint32_t)ho_get_le(b + OFF_RKEY, 4);
+  t.addr = ho_get_le(b + OFF_ADDR, 8);
+  t.len = ho_get_le(b + OFF_LEN, 8);
   t.port = b[OFF_PORT];
-  t.lid = (uint16_t)get_le(b + OFF_LID, 2);
+  t.lid = (uint16_t)ho_get_le(b + OFF_LID, 2);
   *out = t;
   return true;
 }
