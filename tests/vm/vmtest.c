@@ -71,6 +71,19 @@ static void make_bucket(const char *b)
   s3mini_reset(&r);
 }
 
+/* Store an object over plain HTTP; returns the HTTP status. */
+static long put_http(const char *key, const void *body, size_t len)
+{
+  struct s3mini r;
+  request(&r, "PUT", "/vmtest/%s", key);
+  r.body = body;
+  r.body_len = len;
+  s3mini_send(&r, NULL);
+  long status = r.status;
+  s3mini_reset(&r);
+  return status;
+}
+
 static int init(void)
 {
   hipObjConfig_t cfg = {0};
@@ -243,12 +256,7 @@ static void case_threads(int n)
   make_bucket("vmtest");
   size_t objlen = slice + 1000u * (size_t)n;
   fill(obj, objlen, 5);
-  struct s3mini r;
-  request(&r, "PUT", "/vmtest/threads");
-  r.body = obj;
-  r.body_len = objlen;
-  s3mini_send(&r, NULL);
-  s3mini_reset(&r);
+  put_http("threads", obj, objlen);
   hipObjBufRegisterHost(buf, (size_t)n * slice);
   struct worker *w = calloc((size_t)n, sizeof *w);
   double t0 = now_s();
@@ -277,11 +285,7 @@ static void case_decline(void)
     exit(1);
   make_bucket("vmtest");
   struct s3mini r;
-  request(&r, "PUT", "/vmtest/small");
-  r.body = "0123456789";
-  r.body_len = 10;
-  s3mini_send(&r, NULL);
-  s3mini_reset(&r);
+  put_http("small", "0123456789", 10);
   hipObjBufRegisterHost(buf, 4096);
   request(&r, "GET", "/vmtest/small");
   hipObjOpError_t e = hipObjGet(NULL, buf, 10, 0, &s3mini_ops, &r).opError;
@@ -322,11 +326,7 @@ static void case_vanish(void)
   make_bucket("vmtest");
   hipObjBufRegisterHost(buf, 4096);
   struct s3mini r;
-  request(&r, "PUT", "/vmtest/vanish");
-  r.body = "x";
-  r.body_len = 1;
-  s3mini_send(&r, NULL);
-  s3mini_reset(&r);
+  put_http("vanish", "x", 1);
   long long fail0 = s3mini_stat(endpoint, "rdma", "failures");
   char *token = NULL;
   hipObjGetRdmaToken(buf, 1, HIPOBJ_RDMA_OP_GET, &token);
@@ -356,11 +356,7 @@ static void case_wrong_cookie(void)
   make_bucket("vmtest");
   hipObjBufRegisterHost(buf, 4096);
   struct s3mini r;
-  request(&r, "PUT", "/vmtest/cookie");
-  r.body = "abcdef";
-  r.body_len = 6;
-  s3mini_send(&r, NULL);
-  s3mini_reset(&r);
+  put_http("cookie", "abcdef", 6);
   char *token = NULL;
   hipObjGetRdmaToken(buf, 6, HIPOBJ_RDMA_OP_GET, &token);
   request(&r, "GET", "/vmtest/cookie");
@@ -499,13 +495,7 @@ static void case_seed(const char *key, size_t n)
   uint8_t *obj = malloc(n ? n : 1);
   fill(obj, n, 77);
   make_bucket("vmtest");
-  struct s3mini r;
-  request(&r, "PUT", "/vmtest/%s", key);
-  r.body = obj;
-  r.body_len = n;
-  s3mini_send(&r, NULL);
-  check(r.status == 200, "seeded %s with %zu bytes over HTTP", key, n);
-  s3mini_reset(&r);
+  check(put_http(key, obj, n) == 200, "seeded %s with %zu bytes over HTTP", key, n);
   free(obj);
 }
 
