@@ -12,7 +12,7 @@
 #include "rdma.h"
 #include "s3.h"
 #include "stats.h"
-#include "store.h"
+#include "store/store.h"
 
 #define PROG "hipobj-test-server"
 

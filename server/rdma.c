@@ -7,7 +7,7 @@
 
 #include "common/thread_safety.h"
 #include "engine.h"
-#include "hash.h"
+#include "auth/hash.h"
 #include "platform/platform.h"
 
 /* One transfer handed to the engine. Every context is on the list until the

@@ -18,7 +18,7 @@
 #include "config.h"
 #include "err.h"
 #include "stats.h"
-#include "store.h"
+#include "store/store.h"
 
 struct hs_rdma;
 struct ho_platform;

@@ -9,7 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "awschunk.h"
+#include "auth/awschunk.h"
 #include "s3_internal.h"
 
 /* A request that should not have a body may still send this much. */

@@ -22,7 +22,7 @@
 #include "config.h"
 #include "headers.h"
 #include "stats.h"
-#include "store.h"
+#include "store/store.h"
 
 struct hs_rdma;
 

@@ -4,9 +4,9 @@
 #ifndef HS_S3_INTERNAL_H
 #define HS_S3_INTERNAL_H
 
-#include "auth.h"
-#include "checksum.h"
-#include "hash.h"
+#include "auth/auth.h"
+#include "auth/checksum.h"
+#include "auth/hash.h"
 #include "s3.h"
 #include "uri.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lister.h"
+#include "store/lister.h"
 #include "s3_internal.h"
 #include "xml.h"
 

@@ -11,7 +11,7 @@
 
 #include "buf.h"
 #include "err.h"
-#include "store.h"
+#include "store/store.h"
 
 enum hs_method { HS_M_GET, HS_M_HEAD, HS_M_PUT, HS_M_POST, HS_M_DELETE,
                  HS_M_OTHER, HS_M_COUNT };

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "awschunk.h"
+#include "auth/awschunk.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

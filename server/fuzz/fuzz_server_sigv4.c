@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sigv4.h"
+#include "auth/sigv4.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "awschunk.h"
-#include "checksum.h"
+#include "auth/awschunk.h"
+#include "auth/checksum.h"
 #include "config.h"
 #include "etag.h"
 #include "range.h"

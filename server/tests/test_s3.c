@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "lister.h"
+#include "store/lister.h"
 #include "s3_internal.h"
 
 struct env {

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "sigv4.h"
+#include "auth/sigv4.h"
 
 #define AK "AKIAIOSFODNN7EXAMPLE"
 #define SECRET "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"

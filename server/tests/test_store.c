@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "hash.h"
-#include "store.h"
+#include "auth/hash.h"
+#include "store/store.h"
 
 struct fixture {
   char dir[256]; /* "" for the memory backend */

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "auth/hash.h"
 #include "store_ops.h"
 
 #define HDR_SIZE 4096
