@@ -202,6 +202,18 @@ HIPOBJ_API hipObjError_t hipObjPut(hipObjHandle_t handle, const void *devPtr,
                                    size_t size, off_t offset,
                                    const hipObjOps_t *ops, void *ctx);
 
+/*
+ * hipObjSetPeerHint: say which server this thread's following transfers
+ * (hipObjGet, hipObjPut, hipObjGetRdmaToken) go to: any string that names
+ * it, such as the S3 endpoint "https://host:port". Connections persist
+ * between transfers; the library prefers one it made for the same peer, so
+ * the transfer rides it instead of connecting anew. A wrong or missing hint
+ * costs only that: the server answers a proposal it does not recognise
+ * with a new connection in the same round trip. NULL clears the hint.
+ * Needs no init. Errors: none. Thread safety: MT-Safe (per thread).
+ */
+HIPOBJ_API hipObjError_t hipObjSetPeerHint(const char *peer);
+
 /* ---- transfers the application drives --------------------------------- */
 
 /*

@@ -124,11 +124,15 @@ hipObjError_t hipObjBufSync(void *devPtr, size_t size, off_t offset,
 
 /* ---- the transfer ------------------------------------------------------- */
 
-static void mint_token(const struct ho_conn *c, const struct ho_buf *b,
+/* The peer this thread's transfers go to (hipObjSetPeerHint), hashed. */
+static _Thread_local uint64_t peer_hint;
+
+static void mint_token(const struct ho_lease *l, const struct ho_buf *b,
                        uint64_t offset, uint64_t size, char out[HO_TOKEN_HEX + 1])
 {
   struct ho_token t;
-  ho_conn_token(c, &t);
+  ho_conn_token(l->link->spare, &t);
+  t.qpn = ho_lease_token_qpn(l);
   t.rkey = b->mr->rkey;
   t.addr = b->token_addr + offset;
   t.len = size;
@@ -146,57 +150,80 @@ static uint64_t transfer_budget_ns(const struct ho_instance *inst, uint64_t size
          size % HO_SLOWEST_LINK_BPS * 100u;
 }
 
-/* After a success reply: connect to the server's QP, send ready with the
- * server's cookie, wait for the final message and check it. */
-static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_conn *c,
-                                 const struct ho_reply *reply, uint64_t size)
+static hipObjOpError_t check_final(const struct ho_msg *ready,
+                                   const struct ho_msg *fin, uint64_t size)
+{
+  if (fin->type != HO_MSG_FINAL || fin->cookie != ready->cookie ||
+      fin->version != ready->version || fin->op != ready->op) {
+    ho_warn("final message does not match this transfer");
+    return hipObjRdmaError;
+  }
+  if (fin->status != HO_FINAL_OK || fin->bytes != size) {
+    ho_warn("server reports status %u after moving %llu of %llu bytes",
+            fin->status, (unsigned long long)fin->bytes,
+            (unsigned long long)size);
+    return hipObjRdmaError;
+  }
+  return hipObjSuccess;
+}
+
+/* After a success reply: ride the connection or connect the spare (the
+ * server's offer decides), send ready with the server's cookie, wait for
+ * the final message and check it. */
+static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
+                                 const struct ho_reply *reply, uint64_t size,
+                                 int op)
 {
   const uint64_t cookie = reply->peer.addr;
-  hipObjOpError_t e = ho_conn_connect(
-      c, &reply->peer, ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
-      ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT));
-  if (e != hipObjSuccess)
-    return e;
+  struct ho_conn_offer offer;
+  struct ho_conn *c = NULL;
+  if (!ho_offer_decode(&reply->peer, &offer)) {
+    ho_warn("the server's token has non-zero reserved fields");
+    return hipObjS3Error;
+  }
+  hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie, &c);
+  if (e != hipObjSuccess || ho_conn_post_msg_recv(c) != hipObjSuccess)
+    return hipObjRdmaError;
   struct ho_msg ready = {.type = HO_MSG_READY,
-                         .version = HO_PROTO_VERSION,
+                         .version = offer.version,
                          .cookie = cookie,
                          .bytes = size};
+  if (offer.version >= HO_PROTO_V2) {
+    ready.op = ho_wire_op(op);
+    ready.next_qpn = ho_lease_next_qpn(l);
+  }
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
     return hipObjRdmaError;
   uint64_t deadline = ho_now_ns() + transfer_budget_ns(inst, size);
   struct ho_msg fin;
   e = ho_conn_wait_msg(c, &send_pending, deadline, &fin);
-  if (e != hipObjSuccess)
-    return e;
-  if (fin.type != HO_MSG_FINAL || fin.cookie != ready.cookie) {
-    ho_warn("final message does not match this transfer");
-    return hipObjRdmaError;
-  }
-  if (fin.status != HO_FINAL_OK || fin.bytes != size) {
-    ho_warn("server reports status %u after moving %llu of %llu bytes",
-            fin.status, (unsigned long long)fin.bytes, (unsigned long long)size);
-    return hipObjRdmaError;
-  }
-  return hipObjSuccess;
+  return e != hipObjSuccess ? e : check_final(&ready, &fin, size);
+}
+
+/* Whether a failed exchange may have left a connection half made: every
+ * failure but a well-formed reply with a failure status (501, 4xx, 5xx),
+ * which the server sends without touching a connection. */
+static bool exchange_failed_midway(hipObjOpError_t e, int status)
+{
+  return e != hipObjSuccess && (status == 0 || ho_status_is_success(status));
 }
 
 /* Everything between leasing a connection and returning it. */
 static hipObjOpError_t leased_exchange(struct ho_instance *inst,
-                                       struct ho_conn *c, struct ho_buf *b,
-                                       uint64_t offset, uint64_t size,
+                                       struct ho_lease *l, struct ho_buf *b,
+                                       uint64_t offset, uint64_t size, int op,
                                        const hipObjOps_t *ops, void *ctx)
 {
   char token[HO_TOKEN_HEX + 1];
   struct ho_reply reply;
   int status = 0;
-  if (ho_conn_post_msg_recv(c) != hipObjSuccess)
-    return hipObjRdmaError;
-  mint_token(c, b, offset, size, token);
+  mint_token(l, b, offset, size, token);
   hipObjOpError_t e = ho_control_exchange(ops, ctx, token, &reply, &status);
-  if (e != hipObjSuccess)
-    return e;
-  return finish_rc(inst, c, &reply, size);
+  if (e == hipObjSuccess)
+    e = finish_rc(inst, l, &reply, size, op);
+  l->failed = exchange_failed_midway(e, status);
+  return e;
 }
 
 static hipObjOpError_t flush_if_direct(struct ho_instance *inst,
@@ -225,9 +252,9 @@ static hipObjOpError_t transfer(struct ho_instance *inst, const void *ptr,
                       size, HIPOBJ_SYNC_TO_HOST, tmo, native);
   struct ho_lease lease = {0};
   if (e == hipObjSuccess)
-    e = ho_pool_acquire(inst->pool, true, true, &lease);
+    e = ho_pool_acquire(inst->pool, true, true, peer_hint, &lease);
   if (e == hipObjSuccess) {
-    e = leased_exchange(inst, lease.conn, b, (uint64_t)offset, size, ops, ctx);
+    e = leased_exchange(inst, &lease, b, (uint64_t)offset, size, op, ops, ctx);
     if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
       e = flush_if_direct(inst, b, native);
     ho_pool_release(&lease);
@@ -303,9 +330,7 @@ static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
     return hipObjInternalError;
   hipObjOpError_t e = find_range(inst, ptr, size, 0, &x->buf);
   if (e == hipObjSuccess)
-    e = ho_pool_acquire(inst->pool, false, false, &x->lease);
-  if (e == hipObjSuccess && ho_conn_post_msg_recv(x->lease.conn) != hipObjSuccess)
-    e = hipObjRdmaError;
+    e = ho_pool_acquire(inst->pool, false, false, peer_hint, &x->lease);
   if (e != hipObjSuccess) {
     if (x->lease.pool)
       ho_pool_release(&x->lease);
@@ -315,7 +340,7 @@ static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
   }
   x->size = size;
   x->op = op;
-  mint_token(x->lease.conn, x->buf, 0, size, x->token);
+  mint_token(&x->lease, x->buf, 0, size, x->token);
   *out = x;
   return hipObjSuccess;
 }
@@ -373,7 +398,8 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   int status = 0, native = 0;
   e = ho_control_check_reply(reply, replyLen, &r, &status);
   if (e == hipObjSuccess)
-    e = finish_rc(x->inst, x->lease.conn, &r, x->size);
+    e = finish_rc(x->inst, &x->lease, &r, x->size, x->op);
+  x->lease.failed = exchange_failed_midway(e, status);
   if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(x->inst, x->buf, &native);
   ho_pool_release(&x->lease);
@@ -403,11 +429,26 @@ hipObjError_t hipObjPutRdmaToken(char *token)
   ho_mutex_unlock(&app_mu);
   if (!x)
     return mk(e, 0);
-  if (x->lease.pool)
-    ho_pool_release(&x->lease); /* abandoned before completion */
+  if (x->lease.pool) { /* abandoned before completion: the server may */
+    x->lease.failed = true; /* have connected to the token's QP */
+    ho_pool_release(&x->lease);
+  }
   ho_buf_put(x->buf);
   ho_instance_put(x->inst);
   free(x);
+  return mk(hipObjSuccess, 0);
+}
+
+/* FNV-1a: a stable 64-bit key for the peer's name. */
+hipObjError_t hipObjSetPeerHint(const char *peer)
+{
+  uint64_t h = 0;
+  if (peer) {
+    h = 0xcbf29ce484222325ull;
+    for (const unsigned char *c = (const unsigned char *)peer; *c; c++)
+      h = (h ^ *c) * 0x100000001b3ull;
+  }
+  peer_hint = h;
   return mk(hipObjSuccess, 0);
 }
 

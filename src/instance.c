@@ -21,6 +21,11 @@ static const struct ho_conn_attr client_conn_attr = {
     .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
 };
 
+/* How long a retired QP is kept before it is destroyed: longer than the
+ * peer's retry budget (docs/protocol.md, section 7), so that its late
+ * packets and retransmissions die at a QP in ERR. */
+#define HO_RETIRE_GRACE_MS 2000u
+
 static void instance_destroy(struct ho_instance *inst)
 {
   /* Reverse order of construction: copies, buffers, pool, device. */
@@ -94,7 +99,13 @@ static hipObjOpError_t build(const struct ho_platform *plat,
   if (e == hipObjSuccess)
     e = ho_device_open(plat->verbs, plat->topo, inst->config.nic, &inst->dev);
   if (e == hipObjSuccess)
-    e = ho_pool_create(inst->dev, &client_conn_attr, opts->max_transfers,
+    e = ho_pool_create(inst->dev, &client_conn_attr, &(struct ho_pool_config){
+                           .max_leases = opts->max_transfers,
+                           .max_connections = opts->max_connections
+                                                  ? opts->max_connections
+                                                  : 2 * opts->max_transfers,
+                           .idle_timeout_ms = opts->idle_timeout_ms,
+                           .grace_ms = HO_RETIRE_GRACE_MS},
                        &inst->pool);
   if (e == hipObjSuccess)
     e = ho_buffers_create(&inst->plat, inst->dev, opts, &inst->buffers);

@@ -15,6 +15,7 @@
 
 #define MAX_TRANSFERS_MIN 1u
 #define MAX_TRANSFERS_MAX 1024u
+#define MAX_CONNECTIONS_MAX 4096u
 #define TIMEOUT_MS_MIN 1u
 #define TIMEOUT_MS_MAX 86400000u /* 24 hours */
 
@@ -34,6 +35,8 @@ void ho_options_defaults(struct ho_options *o)
   o->max_transfers = 16;
   o->stage_timeout_ms = 30000;
   o->transfer_timeout_ms = 5000;
+  o->max_connections = 0;
+  o->idle_timeout_ms = 30000;
   o->dmabuf = true;
   o->require_gpu_direct = false;
   o->rdma_debug = false;
@@ -143,6 +146,12 @@ void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
   if ((v = lookup(get, ctx, "HIPOBJ_TRANSFER_TIMEOUT_MS")))
     parse_unsigned("HIPOBJ_TRANSFER_TIMEOUT_MS", v, TIMEOUT_MS_MIN,
                    TIMEOUT_MS_MAX, &o->transfer_timeout_ms);
+  if ((v = lookup(get, ctx, "HIPOBJ_MAX_CONNECTIONS")))
+    parse_unsigned("HIPOBJ_MAX_CONNECTIONS", v, 1, MAX_CONNECTIONS_MAX,
+                   &o->max_connections);
+  if ((v = lookup(get, ctx, "HIPOBJ_IDLE_TIMEOUT_MS")))
+    parse_unsigned("HIPOBJ_IDLE_TIMEOUT_MS", v, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX,
+                   &o->idle_timeout_ms);
   if ((v = lookup(get, ctx, "HIPOBJ_DMABUF")))
     o->dmabuf = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_GPU_DIRECT")))

@@ -12,6 +12,10 @@ struct ho_options {
   unsigned max_transfers;       /* HIPOBJ_MAX_TRANSFERS: 16, 1..1024 */
   unsigned stage_timeout_ms;    /* HIPOBJ_STAGE_TIMEOUT_MS: 30000, 1..86400000 */
   unsigned transfer_timeout_ms; /* HIPOBJ_TRANSFER_TIMEOUT_MS: 5000, 1..86400000 */
+  unsigned max_connections;     /* HIPOBJ_MAX_CONNECTIONS: 0 (twice
+                                   max_transfers), 1..4096; at least
+                                   max_transfers are kept */
+  unsigned idle_timeout_ms;     /* HIPOBJ_IDLE_TIMEOUT_MS: 30000, 1..86400000 */
   /* Booleans: a value starting 0, n, N, f or F, or "off" in any case, is
    * false; any other non-empty value is true; empty is unset. */
   bool dmabuf;                  /* HIPOBJ_DMABUF: on */

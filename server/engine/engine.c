@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
+/* The server side of the protocol. Two kinds of objects:
+ *   workers      a transfer in progress: a thread and registered chunk
+ *                buffers (cfg.qps of them: the concurrency);
+ *   connections  a QP connected to one client QP, kept between transfers
+ *                and found by the client QP its next token names (the spare
+ *                announced in ready), up to cfg.max_connections.
+ * A connection's QP is connected once and retired (ERR, then destroyed
+ * after a grace period), never reset for another client. */
 #include "engine.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -14,30 +21,65 @@
 #include "rdma/transport.h"
 
 #define WRID_CHUNK 0x4348000000000000ull /* "CH" + chunk index */
+#define MS 1000000ull
+/* How long a proposal waits for its connection's previous transfer to end
+ * (its final acknowledged): longer than a QP's retry budget (~0.5 s). */
+#define FINISH_WAIT_MS 2000u
+#define REAP_PERIOD_MS 200u
 
-/* One server QP and the registered chunk buffers it moves data through. */
-struct slot {
-  struct ho_engine *e;
+enum sconn_state { SC_IDLE, SC_BUSY };
+
+/* One connection to a client QP. */
+struct sconn {
   struct ho_conn *conn;
+  uint8_t gid[16];   /* the client's GID */
+  uint32_t key_qpn;  /* the client QP its next token names, when keyed */
+  bool keyed;
+  bool stale;        /* a token named its key as a new QP: retire at the end */
+  uint64_t id;       /* the connection ID; its top byte is the tag */
+  uint64_t last_used_ns;
+  enum sconn_state state;
+};
+
+/* A transfer in progress. */
+struct worker {
+  struct ho_engine *e;
   uint8_t *chunks;
   struct ibv_mr *chunks_mr;
-  /* The transfer in progress, owned by the slot's thread. */
+  bool busy;
+  /* The transfer, owned by the worker's thread once it starts. */
+  struct sconn *sc;
+  bool reuse;
   struct ho_token client;
   int op;
   uint64_t size, cookie;
   struct ho_engine_io io;
+  struct ho_msg ready;
   pthread_t thread;
-  bool busy;
+};
+
+enum retire_cause { R_FAILURE, R_IDLE, R_EVICTED, R_STALE, R_ONE_SHOT, R_NONE };
+
+struct victim {
+  struct sconn *sc;
+  enum retire_cause why;
 };
 
 struct ho_engine {
   struct ho_engine_config cfg;
   const struct ho_platform *plat;
   struct ho_device *dev;
-  struct slot *slots;
+  struct worker *workers;
   ho_mutex mu;
-  pthread_cond_t idle;
+  pthread_cond_t changed; /* a worker or a connection was released */
+  pthread_cond_t reaper_cv;
+  pthread_t reaper;
+  bool reaper_started;
+  bool stopping HO_GUARDED_BY(mu);
   unsigned running HO_GUARDED_BY(mu);
+  struct sconn **conns HO_PT_GUARDED_BY(mu); /* [0, nconns) */
+  unsigned nconns HO_GUARDED_BY(mu);
+  struct ho_retired retired HO_GUARDED_BY(mu);
   struct ho_engine_stats stats HO_GUARDED_BY(mu);
 };
 
@@ -48,6 +90,12 @@ static void set_defaults(struct ho_engine_config *c)
 {
   if (!c->qps)
     c->qps = 16;
+  if (!c->max_connections)
+    c->max_connections = 1024;
+  if (!c->idle_timeout_ms)
+    c->idle_timeout_ms = 60000;
+  if (!c->grace_ms)
+    c->grace_ms = 2000;
   if (!c->chunk_size)
     c->chunk_size = 1u << 20;
   if (!c->depth)
@@ -59,6 +107,91 @@ static void set_defaults(struct ho_engine_config *c)
   if (!c->rdma_timeout_ms)
     c->rdma_timeout_ms = 10000;
 }
+
+static struct timespec deadline_ts(unsigned ms)
+{
+  uint64_t t = ho_now_ns() + (uint64_t)ms * MS;
+  return (struct timespec){(time_t)(t / 1000000000u), (long)(t % 1000000000u)};
+}
+
+/* ---- the connection table (under mu) ------------------------------------ */
+
+static struct sconn *find_keyed(struct ho_engine *e, const uint8_t gid[16],
+                                uint32_t qpn) HO_REQUIRES(e->mu)
+{
+  for (unsigned i = 0; i < e->nconns; i++) {
+    struct sconn *sc = e->conns[i];
+    if (sc->keyed && sc->key_qpn == qpn && memcmp(sc->gid, gid, 16) == 0)
+      return sc;
+  }
+  return NULL;
+}
+
+static void unlink_conn(struct ho_engine *e, struct sconn *sc) HO_REQUIRES(e->mu)
+{
+  for (unsigned i = 0; i < e->nconns; i++)
+    if (e->conns[i] == sc) {
+      e->conns[i] = e->conns[--e->nconns];
+      return;
+    }
+}
+
+static struct sconn *lru_idle(struct ho_engine *e) HO_REQUIRES(e->mu)
+{
+  struct sconn *best = NULL;
+  for (unsigned i = 0; i < e->nconns; i++) {
+    struct sconn *sc = e->conns[i];
+    if (sc->state == SC_IDLE && (!best || sc->last_used_ns < best->last_used_ns))
+      best = sc;
+  }
+  return best;
+}
+
+/* A key names one live client QP: any other connection under it is stale.
+ * Idle ones go to *v; busy ones are retired when their transfer ends. */
+static unsigned unkey(struct ho_engine *e, const uint8_t gid[16], uint32_t qpn,
+                      struct victim *v) HO_REQUIRES(e->mu)
+{
+  struct sconn *old = find_keyed(e, gid, qpn);
+  if (!old)
+    return 0;
+  old->keyed = false;
+  old->stale = true;
+  if (old->state != SC_IDLE)
+    return 0;
+  unlink_conn(e, old);
+  *v = (struct victim){old, R_STALE};
+  return 1;
+}
+
+static void count_retired(struct ho_engine *e, enum retire_cause why)
+    HO_REQUIRES(e->mu)
+{
+  uint64_t *c[] = {&e->stats.retired_failure, &e->stats.retired_idle,
+                   &e->stats.retired_evicted, &e->stats.retired_stale,
+                   &e->stats.retired_one_shot};
+  if (why < R_NONE)
+    (*c[why])++;
+}
+
+/* Outside the lock: move the QP to ERR (a verbs call), then park it for
+ * its grace period. */
+static void retire(struct ho_engine *e, struct victim v)
+{
+  if (!v.sc)
+    return;
+  struct ho_conn *c = v.sc->conn;
+  free(v.sc);
+  if (c)
+    ho_conn_retire(c);
+  ho_mutex_lock(&e->mu);
+  if (c)
+    ho_retired_add(&e->retired, c, ho_now_ns());
+  count_retired(e, v.why);
+  ho_mutex_unlock(&e->mu);
+}
+
+/* ---- engine lifetime ---------------------------------------------------- */
 
 static hipObjOpError_t choose_device(const struct ho_platform *p,
                                      const char *nic, char out[HO_NIC_NAME_MAX])
@@ -77,27 +210,77 @@ static hipObjOpError_t choose_device(const struct ho_platform *p,
   return hipObjNicNotFound;
 }
 
-static hipObjOpError_t slot_init(struct ho_engine *e, struct slot *s)
+static hipObjOpError_t worker_init(struct ho_engine *e, struct worker *w)
 {
   size_t bytes = e->cfg.chunk_size * e->cfg.depth;
-  s->e = e;
-  hipObjOpError_t err = ho_conn_create(e->dev, &server_conn_attr, &s->conn);
-  if (err != hipObjSuccess)
-    return err;
-  s->chunks = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
-  if (!s->chunks)
+  w->e = e;
+  w->chunks = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+  if (!w->chunks)
     return hipObjInternalError;
-  s->chunks_mr = e->dev->v->reg_mr(e->dev->pd, s->chunks, bytes,
+  w->chunks_mr = e->dev->v->reg_mr(e->dev->pd, w->chunks, bytes,
                                    IBV_ACCESS_LOCAL_WRITE);
-  return s->chunks_mr ? hipObjSuccess : hipObjRdmaError;
+  return w->chunks_mr ? hipObjSuccess : hipObjRdmaError;
 }
 
-static void slot_fini(struct ho_engine *e, struct slot *s)
+static void worker_fini(struct ho_engine *e, struct worker *w)
 {
-  if (s->chunks_mr)
-    e->dev->v->dereg_mr(s->chunks_mr);
-  free(s->chunks);
-  ho_conn_destroy(s->conn);
+  if (w->chunks_mr && e->dev->v->dereg_mr(w->chunks_mr) != 0) {
+    ho_warn("engine: cannot deregister chunk buffers: leaked");
+    return;
+  }
+  free(w->chunks);
+}
+
+/* Retire connections idle too long and destroy QPs past their grace. */
+static void reap_once(struct ho_engine *e)
+{
+  struct victim v[16];
+  unsigned n = 0;
+  uint64_t now = ho_now_ns(), limit = (uint64_t)e->cfg.idle_timeout_ms * MS;
+  ho_mutex_lock(&e->mu);
+  for (unsigned i = 0; i < e->nconns && n < 16;) {
+    struct sconn *sc = e->conns[i];
+    if (sc->state == SC_IDLE && now > sc->last_used_ns &&
+        now - sc->last_used_ns > limit) {
+      unlink_conn(e, sc);
+      v[n++] = (struct victim){sc, R_IDLE};
+    } else {
+      i++;
+    }
+  }
+  struct ho_conn *expired = ho_retired_take_expired(&e->retired, now,
+                                                    (uint64_t)e->cfg.grace_ms * MS);
+  ho_mutex_unlock(&e->mu);
+  ho_conn_destroy_chain(expired);
+  for (unsigned i = 0; i < n; i++)
+    retire(e, v[i]);
+}
+
+static void *reaper_thread(void *arg)
+{
+  struct ho_engine *e = arg;
+  ho_mutex_lock(&e->mu);
+  while (!e->stopping) {
+    struct timespec ts = deadline_ts(REAP_PERIOD_MS);
+    ho_cond_timedwait(&e->reaper_cv, &e->mu, &ts);
+    if (e->stopping)
+      break;
+    ho_mutex_unlock(&e->mu);
+    reap_once(e);
+    ho_mutex_lock(&e->mu);
+  }
+  ho_mutex_unlock(&e->mu);
+  return NULL;
+}
+
+static void init_conds(struct ho_engine *e)
+{
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&e->changed, &ca);
+  pthread_cond_init(&e->reaper_cv, &ca);
+  pthread_condattr_destroy(&ca);
 }
 
 hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
@@ -114,16 +297,21 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   set_defaults(&e->cfg);
   e->plat = plat;
   ho_mutex_init(&e->mu);
-  pthread_cond_init(&e->idle, NULL);
+  init_conds(e);
   hipObjOpError_t err = choose_device(plat, cfg->nic, name);
   if (err == hipObjSuccess)
     err = ho_device_open(plat->verbs, plat->topo, name, &e->dev);
   if (err == hipObjSuccess) {
-    e->slots = calloc(e->cfg.qps, sizeof *e->slots);
-    err = e->slots ? hipObjSuccess : hipObjInternalError;
+    e->workers = calloc(e->cfg.qps, sizeof *e->workers);
+    e->conns = calloc(e->cfg.max_connections, sizeof *e->conns);
+    err = e->workers && e->conns ? hipObjSuccess : hipObjInternalError;
   }
   for (unsigned i = 0; err == hipObjSuccess && i < e->cfg.qps; i++)
-    err = slot_init(e, &e->slots[i]);
+    err = worker_init(e, &e->workers[i]);
+  if (err == hipObjSuccess &&
+      pthread_create(&e->reaper, NULL, reaper_thread, e) != 0)
+    err = hipObjInternalError;
+  e->reaper_started = err == hipObjSuccess;
   if (err != hipObjSuccess) {
     ho_engine_destroy(e);
     return err;
@@ -132,19 +320,47 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   return hipObjSuccess;
 }
 
+static void stop_reaper(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  e->stopping = true;
+  pthread_cond_broadcast(&e->reaper_cv);
+  while (e->running > 0)
+    ho_cond_wait(&e->changed, &e->mu);
+  ho_mutex_unlock(&e->mu);
+  if (e->reaper_started)
+    pthread_join(e->reaper, NULL);
+}
+
+/* At shutdown every connection ends at once: no grace, the process is
+ * going away or the device closes. */
+static void drop_all_conns(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  for (unsigned i = 0; i < e->nconns; i++) {
+    ho_retired_add(&e->retired, e->conns[i]->conn, 0);
+    free(e->conns[i]);
+  }
+  e->nconns = 0;
+  struct ho_conn *all = ho_retired_take_expired(&e->retired, 0, 0);
+  ho_mutex_unlock(&e->mu);
+  ho_conn_destroy_chain(all);
+}
+
 void ho_engine_destroy(struct ho_engine *e)
 {
   if (!e)
     return;
-  ho_mutex_lock(&e->mu);
-  while (e->running > 0)
-    ho_cond_wait(&e->idle, &e->mu);
-  ho_mutex_unlock(&e->mu);
-  for (unsigned i = 0; e->slots && i < e->cfg.qps; i++)
-    slot_fini(e, &e->slots[i]);
-  free(e->slots);
+  stop_reaper(e);
+  if (e->conns)
+    drop_all_conns(e);
+  for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
+    worker_fini(e, &e->workers[i]);
+  free(e->workers);
+  free(e->conns);
   ho_device_close(e->dev);
-  pthread_cond_destroy(&e->idle);
+  pthread_cond_destroy(&e->changed);
+  pthread_cond_destroy(&e->reaper_cv);
   ho_mutex_destroy(&e->mu);
   free(e);
 }
@@ -153,7 +369,13 @@ void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out)
 {
   ho_mutex_lock(&e->mu);
   *out = e->stats;
+  out->conn_live = e->nconns;
+  out->conn_idle = 0;
+  for (unsigned i = 0; i < e->nconns; i++)
+    out->conn_idle += e->conns[i]->state == SC_IDLE;
   ho_mutex_unlock(&e->mu);
+  out->qp_transitions =
+      atomic_load_explicit(&e->dev->qp_transitions, memory_order_relaxed);
 }
 
 const char *ho_engine_device_name(const struct ho_engine *e)
@@ -161,46 +383,47 @@ const char *ho_engine_device_name(const struct ho_engine *e)
   return e->dev->name;
 }
 
+static uint64_t random64(void)
+{
+  uint64_t c = 0;
+  if (getrandom(&c, sizeof c, 0) != sizeof c)
+    c = ho_now_ns() ^ (uint64_t)(uintptr_t)&c;
+  return c;
+}
+
 static uint64_t new_cookie(void)
 {
   uint64_t c = 0;
   while (c == 0)
-    if (getrandom(&c, sizeof c, 0) != sizeof c)
-      c = ho_now_ns() ^ (uint64_t)(uintptr_t)&c;
+    c = random64();
   return c;
 }
 
-static struct slot *claim_slot(struct ho_engine *e)
+/* Connection IDs have a non-zero top byte: the tag a token carries. */
+static uint64_t new_conn_id(void)
 {
-  struct slot *s = NULL;
-  ho_mutex_lock(&e->mu);
-  for (unsigned i = 0; i < e->cfg.qps && !s; i++)
-    if (!e->slots[i].busy && e->slots[i].conn)
-      s = &e->slots[i];
-  if (s) {
-    s->busy = true;
-    e->running++;
-    e->stats.started++;
-  }
-  ho_mutex_unlock(&e->mu);
-  return s;
+  uint64_t id = 0;
+  while (ho_conn_tag(id) == 0)
+    id = random64();
+  return id;
 }
 
-/* ---- the transfer, on the slot's thread --------------------------------- */
+/* ---- the transfer, on the worker's thread ------------------------------- */
 
-static hipObjOpError_t wait_completion(struct slot *s, struct ibv_wc *wc)
+static hipObjOpError_t wait_completion(struct worker *w, struct ibv_wc *wc)
 {
-  uint64_t deadline = ho_now_ns() + (uint64_t)s->e->cfg.rdma_timeout_ms * 1000000u;
+  struct ho_conn *c = w->sc->conn;
+  uint64_t deadline = ho_now_ns() + (uint64_t)w->e->cfg.rdma_timeout_ms * MS;
   unsigned round = 0;
   for (;;) {
-    int n = ho_conn_poll(s->conn, wc, 1);
+    int n = ho_conn_poll(c, wc, 1);
     if (n < 0)
       return hipObjRdmaError;
     if (n == 1) {
       if (wc->status == IBV_WC_SUCCESS)
         return hipObjSuccess;
       ho_warn("engine: QP 0x%x: completion error status %d (vendor 0x%x)",
-              s->conn->qp->qp_num, (int)wc->status, wc->vendor_err);
+              c->qp->qp_num, (int)wc->status, wc->vendor_err);
       return hipObjRdmaError;
     }
     if (ho_now_ns() >= deadline)
@@ -209,24 +432,25 @@ static hipObjOpError_t wait_completion(struct slot *s, struct ibv_wc *wc)
   }
 }
 
-static hipObjOpError_t post_chunk(struct slot *s, unsigned idx, uint64_t off,
+static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
                                   size_t n)
 {
-  uint8_t *buf = s->chunks + (size_t)idx * s->e->cfg.chunk_size;
-  struct ibv_sge sge = {(uintptr_t)buf, (uint32_t)n, s->chunks_mr->lkey};
+  uint8_t *buf = w->chunks + (size_t)idx * w->e->cfg.chunk_size;
+  struct ibv_sge sge = {(uintptr_t)buf, (uint32_t)n, w->chunks_mr->lkey};
   struct ibv_send_wr wr = {
       .wr_id = WRID_CHUNK | idx,
       .sg_list = &sge,
       .num_sge = 1,
-      .opcode = s->op == HIPOBJ_RDMA_OP_GET ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+      .opcode = w->op == HIPOBJ_RDMA_OP_GET ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
       .send_flags = IBV_SEND_SIGNALED,
-      .wr = {.rdma = {.remote_addr = s->client.addr + off, .rkey = s->client.rkey}},
+      .wr = {.rdma = {.remote_addr = w->client.addr + off, .rkey = w->client.rkey}},
   };
   struct ibv_send_wr *bad = NULL;
-  if (s->op == HIPOBJ_RDMA_OP_GET && s->io.read(s->io.ctx, off, buf, n) != 0)
+  if (w->op == HIPOBJ_RDMA_OP_GET && w->io.read(w->io.ctx, off, buf, n) != 0)
     return hipObjInternalError;
-  return s->e->dev->v->post_send(s->conn->qp, &wr, &bad) == 0 ? hipObjSuccess
-                                                               : hipObjRdmaError;
+  return w->e->dev->v->post_send(w->sc->conn->qp, &wr, &bad) == 0
+             ? hipObjSuccess
+             : hipObjRdmaError;
 }
 
 struct chunk_state {
@@ -234,21 +458,29 @@ struct chunk_state {
   size_t len[32];
 };
 
+static void note_reads_in_flight(struct worker *w, unsigned n)
+{
+  ho_mutex_lock(&w->e->mu);
+  if (w->op == HIPOBJ_RDMA_OP_PUT && n > w->e->stats.max_reads_in_flight)
+    w->e->stats.max_reads_in_flight = n;
+  ho_mutex_unlock(&w->e->mu);
+}
+
 /* Move the payload with up to `depth` work requests in flight. Chunks
  * complete in order on an RC QP, so they are recycled round-robin. */
-static int move_payload(struct slot *s, uint64_t *moved)
+static int move_payload(struct worker *w, uint64_t *moved)
 {
-  const size_t chunk = s->e->cfg.chunk_size;
-  const unsigned depth = s->e->cfg.depth;
+  const size_t chunk = w->e->cfg.chunk_size;
+  const unsigned depth = w->e->cfg.depth;
   struct chunk_state cs;
   uint64_t next = 0;
   unsigned inflight = 0, head = 0, max_inflight = 0;
   *moved = 0;
-  while (*moved < s->size) {
-    while (inflight < depth && next < s->size) {
+  while (*moved < w->size) {
+    while (inflight < depth && next < w->size) {
       unsigned idx = (head + inflight) % depth;
-      size_t n = s->size - next < chunk ? (size_t)(s->size - next) : chunk;
-      hipObjOpError_t err = post_chunk(s, idx, next, n);
+      size_t n = w->size - next < chunk ? (size_t)(w->size - next) : chunk;
+      hipObjOpError_t err = post_chunk(w, idx, next, n);
       if (err != hipObjSuccess)
         return err == hipObjInternalError ? HO_FINAL_STORE_ERROR : HO_FINAL_RDMA_ERROR;
       cs.off[idx] = next;
@@ -258,68 +490,93 @@ static int move_payload(struct slot *s, uint64_t *moved)
         max_inflight = inflight;
     }
     struct ibv_wc wc;
-    if (wait_completion(s, &wc) != hipObjSuccess)
+    if (wait_completion(w, &wc) != hipObjSuccess)
       return HO_FINAL_RDMA_ERROR;
     unsigned idx = (unsigned)(wc.wr_id & 0xffff);
     if ((wc.wr_id & ~0xffffull) != WRID_CHUNK || idx != head)
       return HO_FINAL_RDMA_ERROR;
-    if (s->op == HIPOBJ_RDMA_OP_PUT &&
-        s->io.write(s->io.ctx, cs.off[idx],
-                    s->chunks + (size_t)idx * chunk, cs.len[idx]) != 0)
+    if (w->op == HIPOBJ_RDMA_OP_PUT &&
+        w->io.write(w->io.ctx, cs.off[idx],
+                    w->chunks + (size_t)idx * chunk, cs.len[idx]) != 0)
       return HO_FINAL_STORE_ERROR;
     *moved += cs.len[idx];
     head = (head + 1) % depth;
     inflight--;
   }
-  ho_mutex_lock(&s->e->mu);
-  if (s->op == HIPOBJ_RDMA_OP_PUT && max_inflight > s->e->stats.max_reads_in_flight)
-    s->e->stats.max_reads_in_flight = max_inflight;
-  ho_mutex_unlock(&s->e->mu);
+  note_reads_in_flight(w, max_inflight);
   return HO_FINAL_OK;
 }
 
-static bool await_ready(struct slot *s, struct ho_msg *ready)
+static bool await_ready(struct worker *w)
 {
   bool no_send = false;
-  uint64_t deadline = ho_now_ns() + (uint64_t)s->e->cfg.ready_timeout_ms * 1000000u;
-  return ho_conn_wait_msg(s->conn, &no_send, deadline, ready) == hipObjSuccess &&
-         ready->type == HO_MSG_READY;
+  uint64_t deadline = ho_now_ns() + (uint64_t)w->e->cfg.ready_timeout_ms * MS;
+  return ho_conn_wait_msg(w->sc->conn, &no_send, deadline, &w->ready) ==
+             hipObjSuccess &&
+         w->ready.type == HO_MSG_READY;
 }
 
-static void send_final(struct slot *s, int status, uint64_t bytes)
+/* Key the connection by the spare the client announced, as soon as ready
+ * arrives: the client's next token may come before this transfer ends. */
+static void key_by_announced_spare(struct worker *w)
 {
+  struct ho_engine *e = w->e;
+  struct victim v = {0};
+  if (w->ready.version < HO_PROTO_V2 || w->ready.next_qpn == 0 || e->cfg.fault_v1)
+    return;
+  ho_mutex_lock(&e->mu);
+  if (!w->sc->stale) {
+    if (!(w->sc->keyed && w->sc->key_qpn == w->ready.next_qpn))
+      unkey(e, w->sc->gid, w->ready.next_qpn, &v);
+    w->sc->key_qpn = w->ready.next_qpn;
+    w->sc->keyed = true;
+  }
+  ho_mutex_unlock(&e->mu);
+  retire(e, v);
+}
+
+/* Send final and wait for its acknowledgement (its send completion). A
+ * final that is not acknowledged fails the transfer: the client may not
+ * have it, and the connection cannot be trusted with another. */
+static bool send_final(struct worker *w, int status, uint64_t bytes)
+{
+  struct ho_engine *e = w->e;
   struct ho_msg fin = {.type = HO_MSG_FINAL,
-                       .version = HO_PROTO_VERSION,
+                       .version = w->ready.version,
                        .status = (uint16_t)status,
-                       .cookie = s->cookie ^ (s->e->cfg.fault_bad_cookie ? 1 : 0),
-                       .bytes = bytes};
+                       .cookie = w->cookie ^ (e->cfg.fault_bad_cookie ? 1 : 0),
+                       .bytes = bytes,
+                       .op = w->ready.op};
   struct ibv_wc wc;
   bool skip = false;
-  ho_mutex_lock(&s->e->mu);
-  if (s->e->cfg.fault_skip_final > 0) {
-    s->e->cfg.fault_skip_final--;
+  ho_mutex_lock(&e->mu);
+  if (e->cfg.fault_skip_final > 0) {
+    e->cfg.fault_skip_final--;
     skip = true;
   }
-  ho_mutex_unlock(&s->e->mu);
+  ho_mutex_unlock(&e->mu);
   if (skip)
-    return;
-  if (ho_conn_send_msg(s->conn, &fin) == hipObjSuccess)
-    wait_completion(s, &wc); /* so the QP is not reset under the send */
+    return false;
+  return ho_conn_send_msg(w->sc->conn, &fin) == hipObjSuccess &&
+         wait_completion(w, &wc) == hipObjSuccess;
 }
 
-static void account(struct ho_engine *e, int op, int status, bool timed_out,
-                    uint64_t bytes)
+static void account(struct worker *w, int status, bool timed_out,
+                    bool final_ok, uint64_t bytes)
 {
+  struct ho_engine *e = w->e;
   ho_mutex_lock(&e->mu);
-  if (status == HO_FINAL_OK) {
+  if (status == HO_FINAL_OK && final_ok) {
     e->stats.completed++;
-    if (op == HIPOBJ_RDMA_OP_GET)
+    if (w->op == HIPOBJ_RDMA_OP_GET)
       e->stats.bytes_written += bytes;
     else
       e->stats.bytes_read += bytes;
   } else {
     e->stats.failed++;
   }
+  if (status == HO_FINAL_OK && !final_ok)
+    e->stats.final_failed++;
   if (timed_out)
     e->stats.timed_out++;
   if (status == HO_FINAL_BAD_COOKIE)
@@ -327,88 +584,227 @@ static void account(struct ho_engine *e, int op, int status, bool timed_out,
   ho_mutex_unlock(&e->mu);
 }
 
-/* *finished: io.finish was called (a PUT's commit). */
-static int run_transfer(struct slot *s, bool *timed_out, uint64_t *moved,
-                        bool *finished)
+static bool ready_matches(const struct worker *w)
 {
-  struct ho_msg ready;
+  return w->ready.bytes == w->size &&
+         (w->ready.version < HO_PROTO_V2 || w->ready.op == ho_wire_op(w->op));
+}
+
+/* *finished: io.finish was called (a PUT's commit). *final_ok: the final
+ * message was acknowledged. */
+static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
+                        bool *finished, bool *final_ok)
+{
   *moved = 0;
-  if (!await_ready(s, &ready)) {
+  if (!await_ready(w)) {
     *timed_out = true; /* the client never came back: reclaim */
+    *final_ok = false;
     return HO_FINAL_RDMA_ERROR;
   }
-  if (ready.cookie != s->cookie) {
-    send_final(s, HO_FINAL_BAD_COOKIE, 0);
-    return HO_FINAL_BAD_COOKIE;
-  }
-  if (ready.bytes != s->size) {
-    send_final(s, HO_FINAL_BAD_REQUEST, 0);
-    return HO_FINAL_BAD_REQUEST;
-  }
-  int status = move_payload(s, moved);
-  if (status == HO_FINAL_OK && s->op == HIPOBJ_RDMA_OP_PUT) {
+  key_by_announced_spare(w);
+  int status = HO_FINAL_OK;
+  if (w->ready.cookie != w->cookie)
+    status = HO_FINAL_BAD_COOKIE;
+  else if (!ready_matches(w))
+    status = HO_FINAL_BAD_REQUEST;
+  if (status == HO_FINAL_OK)
+    status = move_payload(w, moved);
+  if (status == HO_FINAL_OK && w->op == HIPOBJ_RDMA_OP_PUT) {
     *finished = true;
-    if (s->io.finish(s->io.ctx, HO_FINAL_OK, *moved) != 0)
+    if (w->io.finish(w->io.ctx, HO_FINAL_OK, *moved) != 0)
       status = HO_FINAL_STORE_ERROR;
   }
-  send_final(s, status, status == HO_FINAL_OK ? *moved : 0);
+  *final_ok = send_final(w, status, status == HO_FINAL_OK ? *moved : 0);
   return status;
 }
 
-static void *slot_thread(void *arg)
+static void release_worker(struct ho_engine *e, struct worker *w)
+    HO_REQUIRES(e->mu)
 {
-  struct slot *s = arg;
-  struct ho_engine *e = s->e;
-  bool timed_out = false;
-  uint64_t moved = 0;
-  bool finished = false;
-  int status = run_transfer(s, &timed_out, &moved, &finished);
-  if (!finished)
-    s->io.finish(s->io.ctx, status, moved);
-  account(e, s->op, status, timed_out, moved);
-  /* A failed QP is replaced, not reset (see src/rdma/pool.c). */
-  if (status != HO_FINAL_OK || ho_conn_reset(s->conn) != hipObjSuccess) {
-    ho_conn_destroy(s->conn);
-    s->conn = NULL;
-    if (ho_conn_create(e->dev, &server_conn_attr, &s->conn) != hipObjSuccess)
-      s->conn = NULL;
-  }
-  ho_mutex_lock(&e->mu);
-  s->busy = false;
+  w->busy = false;
+  w->sc = NULL;
   e->running--;
-  pthread_cond_broadcast(&e->idle);
+  pthread_cond_broadcast(&e->changed);
+}
+
+/* After the transfer: keep the connection for the client's next token, or
+ * retire it. The worker is released last: once it is, the engine may be
+ * destroyed. */
+static void end_transfer(struct worker *w, bool ok)
+{
+  struct ho_engine *e = w->e;
+  struct sconn *sc = w->sc;
+  struct victim v = {0};
+  ho_mutex_lock(&e->mu);
+  if (ok && sc->keyed && !sc->stale) {
+    sc->state = SC_IDLE;
+    sc->last_used_ns = ho_now_ns();
+    pthread_cond_broadcast(&e->changed);
+  } else {
+    unlink_conn(e, sc);
+    v = (struct victim){sc, !ok ? R_FAILURE : sc->stale ? R_STALE : R_ONE_SHOT};
+  }
   ho_mutex_unlock(&e->mu);
+  retire(e, v);
+  ho_mutex_lock(&e->mu);
+  release_worker(e, w);
+  ho_mutex_unlock(&e->mu);
+}
+
+static void *worker_thread(void *arg)
+{
+  struct worker *w = arg;
+  bool timed_out = false, finished = false, final_ok = true;
+  uint64_t moved = 0;
+  int status = run_transfer(w, &timed_out, &moved, &finished, &final_ok);
+  if (!finished)
+    w->io.finish(w->io.ctx, status, moved);
+  account(w, status, timed_out, final_ok, moved);
+  end_transfer(w, status == HO_FINAL_OK && final_ok);
   return NULL;
 }
 
-static void release_unstarted(struct slot *s)
+/* ---- starting a transfer, on the caller's thread ------------------------ */
+
+struct plan {
+  struct worker *w;
+  struct sconn *sc;
+  bool reuse;
+  struct victim v[2];
+  unsigned nv;
+};
+
+static struct worker *claim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
 {
-  struct ho_engine *e = s->e;
-  ho_conn_reset(s->conn);
+  for (unsigned i = 0; i < e->cfg.qps; i++)
+    if (!e->workers[i].busy)
+      return &e->workers[i];
+  return NULL;
+}
+
+/* The connection the token proposes, once its previous transfer ended; NULL
+ * if the proposal does not name one of ours. */
+static struct sconn *proposed_conn(struct ho_engine *e, const struct ho_token *t)
+    HO_REQUIRES(e->mu)
+{
+  uint8_t tag = ho_token_tag(t);
+  struct timespec until = deadline_ts(FINISH_WAIT_MS);
+  for (;;) {
+    struct sconn *sc = find_keyed(e, t->gid, ho_token_qpn(t));
+    if (!sc || tag == 0 || tag != ho_conn_tag(sc->id) || e->cfg.fault_v1)
+      return NULL;
+    if (sc->state == SC_IDLE)
+      return sc;
+    if (ho_cond_timedwait(&e->changed, &e->mu, &until) == ETIMEDOUT)
+      return NULL;
+  }
+}
+
+/* A table entry for a new connection, making room if needed. */
+static struct sconn *reserve_conn(struct ho_engine *e, struct plan *p)
+    HO_REQUIRES(e->mu)
+{
+  if (e->nconns >= e->cfg.max_connections) {
+    struct sconn *old = lru_idle(e);
+    if (!old)
+      return NULL;
+    unlink_conn(e, old);
+    p->v[p->nv++] = (struct victim){old, R_EVICTED};
+  }
+  struct sconn *sc = calloc(1, sizeof *sc);
+  if (sc) {
+    sc->state = SC_BUSY;
+    e->conns[e->nconns++] = sc;
+  }
+  return sc;
+}
+
+static enum ho_engine_start_result plan_transfer(struct ho_engine *e,
+                                                 const struct ho_token *t,
+                                                 struct plan *p)
+    HO_REQUIRES(e->mu)
+{
+  if (e->stopping || !(p->w = claim_worker(e)))
+    return HO_ENGINE_BUSY;
+  p->w->busy = true; /* held while waiting for a finishing connection */
+  p->sc = proposed_conn(e, t);
+  p->reuse = p->sc != NULL;
+  if (!p->reuse) {
+    p->nv += unkey(e, t->gid, ho_token_qpn(t), &p->v[p->nv]);
+    p->sc = reserve_conn(e, p);
+  }
+  if (!p->sc) {
+    p->w->busy = false;
+    return HO_ENGINE_BUSY;
+  }
+  p->sc->state = SC_BUSY;
+  e->running++;
+  e->stats.started++;
+  if (p->reuse)
+    e->stats.conn_reused++;
+  return HO_ENGINE_STARTED;
+}
+
+/* A new connection: a fresh QP, connected to the token's QP. */
+static bool connect_new(struct worker *w)
+{
+  struct ho_engine *e = w->e;
+  struct sconn *sc = w->sc;
+  memcpy(sc->gid, w->client.gid, 16);
+  sc->id = new_conn_id();
+  if (ho_conn_create(e->dev, &server_conn_attr, &sc->conn) != hipObjSuccess)
+    return false;
+  if (ho_conn_connect(sc->conn, &w->client,
+                      ho_psn_from_cookie(w->cookie, HO_PSN_SERVER_TO_CLIENT),
+                      ho_psn_from_cookie(w->cookie, HO_PSN_CLIENT_TO_SERVER)) !=
+      hipObjSuccess)
+    return false;
   ho_mutex_lock(&e->mu);
-  s->busy = false;
-  e->running--;
+  e->stats.conn_made++;
+  ho_mutex_unlock(&e->mu);
+  return true;
+}
+
+/* The transfer never started: undo the plan. */
+static void abandon(struct worker *w)
+{
+  struct ho_engine *e = w->e;
+  struct victim v = {w->sc, R_FAILURE};
+  ho_mutex_lock(&e->mu);
+  unlink_conn(e, w->sc);
   e->stats.started--;
-  pthread_cond_broadcast(&e->idle);
+  ho_mutex_unlock(&e->mu);
+  retire(e, v);
+  ho_mutex_lock(&e->mu);
+  release_worker(e, w);
   ho_mutex_unlock(&e->mu);
 }
 
-/* Connect the slot's QP to the client, post the receive for ready, and
- * write the reply naming our QP, with the cookie in the address field. */
-static bool prepare(struct slot *s, char reply[HO_ENGINE_REPLY_MAX])
+/* The reply: our QP, the cookie in the address field, the offer in the
+ * reserved fields. */
+static void write_reply(const struct worker *w, char reply[HO_ENGINE_REPLY_MAX])
 {
   struct ho_token mine;
-  if (ho_conn_connect(s->conn, &s->client,
-                      ho_psn_from_cookie(s->cookie, HO_PSN_SERVER_TO_CLIENT),
-                      ho_psn_from_cookie(s->cookie, HO_PSN_CLIENT_TO_SERVER)) !=
-          hipObjSuccess ||
-      ho_conn_post_msg_recv(s->conn) != hipObjSuccess)
-    return false;
-  ho_conn_token(s->conn, &mine);
-  mine.addr = s->cookie;
+  struct ho_conn_offer offer = {.version = HO_PROTO_V2,
+                                .reuse = w->reuse,
+                                .conn_id = w->sc->id};
+  if (w->e->cfg.fault_v1)
+    offer = (struct ho_conn_offer){.version = HO_PROTO_V1};
+  ho_conn_token(w->sc->conn, &mine);
+  mine.addr = w->cookie;
+  ho_offer_encode(&offer, &mine);
   memcpy(reply, "200:", 4);
   ho_token_encode(&mine, reply + 4);
-  return true;
+}
+
+static bool spawn(struct worker *w)
+{
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&w->thread, &attr, worker_thread, w);
+  pthread_attr_destroy(&attr);
+  return rc == 0;
 }
 
 enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
@@ -418,30 +814,36 @@ enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
                                             char reply[HO_ENGINE_REPLY_MAX])
 {
   struct ho_token client;
+  struct plan p = {0};
   if (!ho_token_decode(token, token_len, &client))
     return HO_ENGINE_BAD_TOKEN;
   if (client.transport != HO_TRANSPORT_RC || client.len != size || size == 0 ||
       (op != HIPOBJ_RDMA_OP_GET && op != HIPOBJ_RDMA_OP_PUT))
     return HO_ENGINE_DECLINE;
-  struct slot *s = claim_slot(e);
-  if (!s)
-    return HO_ENGINE_BUSY;
-  s->client = client;
-  s->op = op;
-  s->size = size;
-  s->io = *io;
-  s->cookie = new_cookie();
-  if (!prepare(s, reply)) {
-    release_unstarted(s);
+  ho_mutex_lock(&e->mu);
+  enum ho_engine_start_result r = plan_transfer(e, &client, &p);
+  ho_mutex_unlock(&e->mu);
+  for (unsigned i = 0; i < p.nv; i++)
+    retire(e, p.v[i]);
+  if (r != HO_ENGINE_STARTED)
+    return r;
+  struct worker *w = p.w;
+  w->sc = p.sc;
+  w->reuse = p.reuse;
+  w->client = client;
+  w->op = op;
+  w->size = size;
+  w->io = *io;
+  w->cookie = new_cookie();
+  memset(&w->ready, 0, sizeof w->ready);
+  if ((!w->reuse && !connect_new(w)) ||
+      ho_conn_post_msg_recv(w->sc->conn) != hipObjSuccess) {
+    abandon(w);
     return HO_ENGINE_DECLINE;
   }
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  int rc = pthread_create(&s->thread, &attr, slot_thread, s);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) {
-    release_unstarted(s);
+  write_reply(w, reply);
+  if (!spawn(w)) {
+    abandon(w);
     return HO_ENGINE_BUSY;
   }
   return HO_ENGINE_STARTED;

@@ -20,6 +20,10 @@
 struct ho_engine_config {
   const char *nic;            /* device name; NULL: as the library chooses */
   unsigned qps;               /* concurrent transfers (default 16) */
+  unsigned max_connections;   /* connected QPs kept (default 1024); the
+                                 least recently used idle one makes room */
+  unsigned idle_timeout_ms;   /* retire connections idle this long (60000) */
+  unsigned grace_ms;          /* keep retired QPs this long (2000) */
   size_t chunk_size;          /* bytes per work request (default 1 MiB) */
   unsigned depth;             /* work requests in flight (default 4) */
   unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
@@ -28,6 +32,8 @@ struct ho_engine_config {
   unsigned fault_skip_final;  /* the next N transfers move the data but
                                  never send final */
   bool fault_bad_cookie;      /* put a different cookie in final */
+  bool fault_v1;              /* answer as a version-1 server: a new
+                                 connection per transfer, offer fields 0 */
 };
 
 /* What the transfer reads from or writes to. Called on the engine's thread. */
@@ -52,8 +58,20 @@ enum ho_engine_start_result {
 
 struct ho_engine_stats {
   uint64_t started, completed, failed, timed_out, bad_cookie;
+  uint64_t final_failed; /* the final's send completion failed: counted in
+                            failed too, and the connection retired */
   uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT) */
   unsigned max_reads_in_flight;
+  /* Connections (docs/protocol.md, section 5). */
+  uint64_t conn_made, conn_reused;
+  uint64_t retired_failure;  /* after a failed transfer */
+  uint64_t retired_idle;     /* idle longer than idle_timeout_ms */
+  uint64_t retired_evicted;  /* made room under max_connections */
+  uint64_t retired_stale;    /* a token named its key as a new QP */
+  uint64_t retired_one_shot; /* the client will not reuse it (version 1 or
+                                no spare announced) */
+  uint64_t qp_transitions;
+  unsigned conn_live, conn_idle;
 };
 
 struct ho_engine;

@@ -3,50 +3,85 @@
 
 #include <stdlib.h>
 
+#include "common/clock.h"
+#include "common/log.h"
 #include "common/thread_safety.h"
+
+#define MS 1000000ull
 
 struct ho_pool {
   struct ho_device *dev;
   struct ho_conn_attr attr;
-  unsigned nslots;
-  /* Slot i belongs to whoever holds its lease, or to the free list. */
-  struct ho_conn **slots;
+  struct ho_pool_config cfg;
   ho_mutex mu;
   pthread_cond_t cv;
-  unsigned *free_list HO_PT_GUARDED_BY(mu);
-  unsigned nfree HO_GUARDED_BY(mu);
-  unsigned live HO_GUARDED_BY(mu);
+  /* A link belongs to whoever leases it, or to the pool while idle. */
+  struct ho_link *links HO_PT_GUARDED_BY(mu);
+  unsigned leases HO_GUARDED_BY(mu);
   bool closed HO_GUARDED_BY(mu);
+  struct ho_retired retired HO_GUARDED_BY(mu);
+  struct ho_pool_stats stats HO_GUARDED_BY(mu);
 };
 
 static _Thread_local unsigned leases_held;
 
+enum retire_cause {
+  CAUSE_FAILURE,
+  CAUSE_IDLE,
+  CAUSE_EVICTED,
+  CAUSE_REPLACED,
+  CAUSE_ONE_SHOT,
+  CAUSE_SPARE /* a spare that a failed transfer named: not a connection */
+};
+
+static void count_retired(struct ho_pool *p, enum retire_cause why)
+    HO_REQUIRES(p->mu)
+{
+  uint64_t *c[] = {&p->stats.retired_failure, &p->stats.retired_idle,
+                   &p->stats.retired_evicted, &p->stats.retired_replaced,
+                   &p->stats.retired_one_shot};
+  if (why < CAUSE_SPARE)
+    (*c[why])++;
+}
+
+/* Retire a QP outside the lock (a verbs call), then park it. */
+static void retire(struct ho_pool *p, struct ho_conn *c, enum retire_cause why)
+{
+  if (!c)
+    return;
+  ho_conn_retire(c);
+  ho_mutex_lock(&p->mu);
+  ho_retired_add(&p->retired, c, ho_now_ns());
+  count_retired(p, why);
+  ho_mutex_unlock(&p->mu);
+}
+
 hipObjOpError_t ho_pool_create(struct ho_device *d, const struct ho_conn_attr *a,
-                               unsigned n, struct ho_pool **out)
+                               const struct ho_pool_config *cfg,
+                               struct ho_pool **out)
 {
   struct ho_pool *p = calloc(1, sizeof *p);
   if (!p)
     return hipObjInternalError;
   p->dev = d;
   p->attr = *a;
-  p->slots = calloc(n, sizeof *p->slots);
-  p->free_list = calloc(n, sizeof *p->free_list);
+  p->cfg = *cfg;
+  if (p->cfg.max_connections < p->cfg.max_leases)
+    p->cfg.max_connections = p->cfg.max_leases;
   ho_mutex_init(&p->mu);
   pthread_cond_init(&p->cv, NULL);
-  if (!p->slots || !p->free_list) {
+  p->links = calloc(p->cfg.max_connections, sizeof *p->links);
+  if (!p->links) {
     ho_pool_destroy(p);
     return hipObjInternalError;
   }
-  for (unsigned i = 0; i < n; i++) {
-    hipObjOpError_t e = ho_conn_create(d, a, &p->slots[i]);
+  for (unsigned i = 0; i < p->cfg.max_leases; i++) {
+    hipObjOpError_t e = ho_conn_create(d, a, &p->links[i].spare);
     if (e != hipObjSuccess) {
       ho_pool_destroy(p);
       return e;
     }
-    p->nslots = i + 1;
-    p->free_list[i] = i;
   }
-  p->nfree = p->live = n;
   *out = p;
   return hipObjSuccess;
 }
@@ -55,62 +90,195 @@ void ho_pool_destroy(struct ho_pool *p)
 {
   if (!p)
     return;
-  for (unsigned i = 0; i < p->nslots; i++)
-    ho_conn_destroy(p->slots[i]);
+  for (unsigned i = 0; p->links && i < p->cfg.max_connections; i++) {
+    struct ho_link *l = &p->links[i];
+    if (l->qp)
+      ho_conn_retire(l->qp);
+    ho_conn_destroy(l->qp);
+    ho_conn_destroy(l->spare);
+  }
+  ho_conn_destroy_chain(ho_retired_take_expired(&p->retired, 0, 0));
   pthread_cond_destroy(&p->cv);
   ho_mutex_destroy(&p->mu);
-  free(p->free_list);
-  free(p->slots);
+  free(p->links);
   free(p);
 }
 
-hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
-                                struct ho_lease *out)
+static bool is_idle_conn(const struct ho_link *l)
 {
-  hipObjOpError_t err = hipObjSuccess;
-  ho_mutex_lock(&p->mu);
-  for (;;) {
-    if (p->closed) {
-      err = hipObjNotInitialized;
-      break;
-    }
-    if (p->live == 0) {
-      err = hipObjRdmaError;
-      break;
-    }
-    if (p->nfree > 0)
-      break;
-    if (!wait || leases_held > 0) {
-      err = hipObjBusy;
-      break;
-    }
-    ho_cond_wait(&p->cv, &p->mu);
-  }
-  if (err == hipObjSuccess) {
-    unsigned slot = p->free_list[--p->nfree];
-    *out = (struct ho_lease){p, slot, count, p->slots[slot]};
-    if (count)
-      leases_held++;
-  }
-  ho_mutex_unlock(&p->mu);
-  return err;
+  return !l->leased && l->qp;
 }
 
-/* Reset the slot's connection if it was used, or replace it; NULL when
- * both fail. A connection that failed is replaced, not reset: Soft-RoCE
- * was seen to keep a failed QP's state across RESET, failing every later
- * transfer on it. */
-static struct ho_conn *recycle(struct ho_pool *p, struct ho_conn *c)
+/* The link for a transfer to `peer`: its most recently used idle
+ * connection, else an empty link, else the least recently used idle
+ * connection (to another peer: *evict). NULL when all are leased. */
+static struct ho_link *choose(struct ho_pool *p, uint64_t peer, bool *evict)
+    HO_REQUIRES(p->mu)
 {
-  if (c->state == HO_CONN_INIT && !c->dirty)
-    return c;
-  if (c->state != HO_CONN_BROKEN && ho_conn_reset(c) == hipObjSuccess)
-    return c;
-  ho_conn_destroy(c);
-  struct ho_conn *fresh = NULL;
-  if (ho_conn_create(p->dev, &p->attr, &fresh) != hipObjSuccess)
-    return NULL;
-  return fresh;
+  struct ho_link *same = NULL, *empty = NULL, *oldest = NULL;
+  for (unsigned i = 0; i < p->cfg.max_connections; i++) {
+    struct ho_link *l = &p->links[i];
+    if (l->leased)
+      continue;
+    if (!l->qp) {
+      if (!empty || (l->spare && !empty->spare))
+        empty = l;
+    } else if (l->peer == peer) {
+      if (!same || l->last_used_ns > same->last_used_ns)
+        same = l;
+    } else if (!oldest || l->last_used_ns < oldest->last_used_ns) {
+      oldest = l;
+    }
+  }
+  *evict = !same && !empty && oldest;
+  return same ? same : empty ? empty : oldest;
+}
+
+/* Detach the QPs of idle connections unused for idle_timeout_ms; the
+ * caller retires them outside the lock. Returns how many went to out. */
+static unsigned take_idle(struct ho_pool *p, uint64_t now, struct ho_conn **out,
+                          unsigned max) HO_REQUIRES(p->mu)
+{
+  unsigned n = 0;
+  uint64_t limit = (uint64_t)p->cfg.idle_timeout_ms * MS;
+  for (unsigned i = 0; i < p->cfg.max_connections && n < max; i++) {
+    struct ho_link *l = &p->links[i];
+    /* last_used_ns may be later than now: now was read before the lock */
+    if (is_idle_conn(l) && limit && now > l->last_used_ns &&
+        now - l->last_used_ns > limit) {
+      out[n++] = l->qp;
+      l->qp = NULL;
+      l->id = 0;
+    }
+  }
+  return n;
+}
+
+static hipObjOpError_t wait_for_link(struct ho_pool *p, bool wait)
+    HO_REQUIRES(p->mu)
+{
+  for (;;) {
+    if (p->closed)
+      return hipObjNotInitialized;
+    if (p->leases < p->cfg.max_leases)
+      return hipObjSuccess;
+    if (!wait || leases_held > 0)
+      return hipObjBusy;
+    ho_cond_wait(&p->cv, &p->mu);
+  }
+}
+
+/* Housekeeping outside the lock: destroy what waited out its grace, retire
+ * what idled out. */
+static void tidy(struct ho_pool *p, struct ho_conn *expired,
+                 struct ho_conn **idle, unsigned nidle)
+{
+  ho_conn_destroy_chain(expired);
+  for (unsigned i = 0; i < nidle; i++)
+    retire(p, idle[i], CAUSE_IDLE);
+}
+
+#define IDLE_BATCH 8
+
+hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
+                                uint64_t peer, struct ho_lease *out)
+{
+  struct ho_conn *idle[IDLE_BATCH], *expired, *evicted = NULL;
+  uint64_t now = ho_now_ns();
+  bool evict = false;
+  struct ho_link *l = NULL;
+  ho_mutex_lock(&p->mu);
+  hipObjOpError_t err = wait_for_link(p, wait);
+  unsigned nidle = take_idle(p, now, idle, IDLE_BATCH);
+  expired = ho_retired_take_expired(&p->retired, now, (uint64_t)p->cfg.grace_ms * MS);
+  if (err == hipObjSuccess) {
+    l = choose(p, peer, &evict);
+    l->leased = true;
+    p->leases++;
+    if (count)
+      leases_held++;
+  if (evict) {
+      evicted = l->qp;
+      l->qp = NULL;
+      l->id = 0;
+    }
+  }
+  ho_mutex_unlock(&p->mu);
+  tidy(p, expired, idle, nidle);
+  retire(p, evicted, CAUSE_EVICTED);
+  if (err != hipObjSuccess)
+    return err;
+  *out = (struct ho_lease){p, l, count, false};
+  if (!l->spare && ho_conn_create(p->dev, &p->attr, &l->spare) != hipObjSuccess) {
+    ho_pool_release(out);
+    return hipObjRdmaError;
+  }
+  if (!l->qp)
+    l->peer = peer;
+  return hipObjSuccess;
+}
+
+uint32_t ho_lease_token_qpn(const struct ho_lease *l)
+{
+  const struct ho_link *k = l->link;
+  uint32_t qpn = k->spare->qp->qp_num & 0xffffff;
+  if (k->qp && k->persistent)
+    qpn |= (uint32_t)ho_conn_tag(k->id) << 24;
+  return qpn;
+}
+
+static hipObjOpError_t connect_spare(struct ho_lease *l, const struct ho_token *srv,
+                                     const struct ho_conn_offer *offer,
+                                     uint64_t cookie)
+{
+  struct ho_link *k = l->link;
+  struct ho_conn *old = k->qp;
+  hipObjOpError_t e = ho_conn_connect(
+      k->spare, srv, ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
+      ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT));
+  k->qp = k->spare;
+  k->spare = NULL;
+  k->id = offer->conn_id;
+  k->persistent = offer->version >= HO_PROTO_V2;
+  retire(l->pool, old, CAUSE_REPLACED);
+  ho_mutex_lock(&l->pool->mu);
+  l->pool->stats.connections_made++;
+  ho_mutex_unlock(&l->pool->mu);
+  return e;
+}
+
+hipObjOpError_t ho_lease_connect(struct ho_lease *l, const struct ho_token *srv,
+                                 const struct ho_conn_offer *offer,
+                                 uint64_t cookie, struct ho_conn **out)
+{
+  struct ho_link *k = l->link;
+  hipObjOpError_t e = hipObjSuccess;
+  if (offer->reuse) {
+    bool proposed = k->qp && k->persistent;
+    if (!proposed || offer->conn_id != k->id ||
+        ho_token_qpn(srv) != k->qp->peer_qpn) {
+      ho_warn("the server offers a connection this client did not propose");
+      return hipObjRdmaError;
+    }
+    ho_mutex_lock(&l->pool->mu);
+    l->pool->stats.connections_reused++;
+    ho_mutex_unlock(&l->pool->mu);
+  } else {
+    e = connect_spare(l, srv, offer, cookie);
+  }
+  *out = k->qp;
+  return e;
+}
+
+uint32_t ho_lease_next_qpn(struct ho_lease *l)
+{
+  struct ho_link *k = l->link;
+  if (!k->persistent)
+    return 0;
+  if (!k->spare &&
+      ho_conn_create(l->pool->dev, &l->pool->attr, &k->spare) != hipObjSuccess)
+    return 0;
+  return k->spare->qp->qp_num & 0xffffff;
 }
 
 void ho_pool_release(struct ho_lease *l)
@@ -118,21 +286,26 @@ void ho_pool_release(struct ho_lease *l)
   struct ho_pool *p = l->pool;
   if (!p)
     return;
-  struct ho_conn *c = recycle(p, l->conn);
-  p->slots[l->slot] = c;
+  struct ho_link *k = l->link;
+  if (l->failed || (k->qp && !k->persistent)) {
+    retire(p, k->qp, l->failed ? CAUSE_FAILURE : CAUSE_ONE_SHOT);
+    k->qp = NULL;
+    k->id = 0;
+  }
+  if (l->failed) {
+    retire(p, k->spare, CAUSE_SPARE); /* named in a token: never reused */
+    k->spare = NULL;
+  }
+  k->last_used_ns = ho_now_ns();
   ho_mutex_lock(&p->mu);
-  if (c)
-    p->free_list[p->nfree++] = l->slot;
-  else
-    p->live--;
+  k->leased = false;
+  p->leases--;
   if (l->counted)
     leases_held--;
   pthread_cond_signal(&p->cv);
-  if (p->live == 0)
-    pthread_cond_broadcast(&p->cv);
   ho_mutex_unlock(&p->mu);
   l->pool = NULL;
-  l->conn = NULL;
+  l->link = NULL;
 }
 
 void ho_pool_close(struct ho_pool *p)
@@ -143,12 +316,17 @@ void ho_pool_close(struct ho_pool *p)
   ho_mutex_unlock(&p->mu);
 }
 
-void ho_pool_counts(struct ho_pool *p, unsigned *live, unsigned *free_count)
+void ho_pool_get_stats(struct ho_pool *p, struct ho_pool_stats *out)
 {
   ho_mutex_lock(&p->mu);
-  if (live)
-    *live = p->live;
-  if (free_count)
-    *free_count = p->nfree;
+  *out = p->stats;
+  out->live = out->idle = 0;
+  for (unsigned i = 0; i < p->cfg.max_connections; i++) {
+    out->live += p->links[i].qp != NULL;
+    out->idle += is_idle_conn(&p->links[i]);
+  }
+  out->retired_waiting = p->retired.count;
   ho_mutex_unlock(&p->mu);
+  out->qp_transitions =
+      atomic_load_explicit(&p->dev->qp_transitions, memory_order_relaxed);
 }

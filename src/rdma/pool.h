@@ -1,6 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The connection pool: a fixed set of RC connections made at init and leased
- * one per transfer. A lease returns its connection reset to INIT. */
+/* The connection pool: persistent RC connections to servers, leased one per
+ * transfer (docs/protocol.md, section 5; docs/architecture.md).
+ *
+ * A link is one persistent connection: a connected QP (or none yet) and a
+ * spare, a fresh QP that the next token names. A transfer on a link either
+ * rides its connected QP (the server recognised the proposal) or connects
+ * the spare (a new connection, which replaces the old one). A QP is
+ * connected once in its life; when its connection ends it is retired (ERR)
+ * and destroyed after a grace period, never reset for another peer. */
 #ifndef HO_RDMA_POOL_H
 #define HO_RDMA_POOL_H
 
@@ -10,36 +17,86 @@
 
 struct ho_pool;
 
-struct ho_lease {
-  struct ho_pool *pool;
-  unsigned slot;
-  bool counted; /* counted in the thread's lease count */
-  struct ho_conn *conn;
+struct ho_link {
+  struct ho_conn *qp;    /* connected (RTS), or NULL */
+  struct ho_conn *spare; /* fresh (INIT): the QP the next token names */
+  uint64_t id;           /* the server's connection ID; 0 without qp */
+  uint64_t peer;         /* the peer hint the connection was made for */
+  uint64_t last_used_ns;
+  bool persistent;       /* the server speaks version 2: keep the connection */
+  bool leased;
 };
 
-/* n connections with attributes a; fewer is a failure. */
+struct ho_lease {
+  struct ho_pool *pool;
+  struct ho_link *link;
+  bool counted; /* counted in the thread's lease count */
+  bool failed;  /* the transfer failed: retire every QP the lease named */
+};
+
+struct ho_pool_config {
+  unsigned max_leases;      /* concurrent transfers (HIPOBJ_MAX_TRANSFERS) */
+  unsigned max_connections; /* links kept, idle ones included (>= leases) */
+  unsigned idle_timeout_ms; /* retire connections idle this long */
+  unsigned grace_ms;        /* keep retired QPs this long before destroying */
+};
+
+/* Counters since the pool was created. */
+struct ho_pool_stats {
+  uint64_t connections_made;   /* new connections (a spare connected) */
+  uint64_t connections_reused; /* transfers that rode an existing connection */
+  uint64_t retired_failure;    /* after a failed transfer */
+  uint64_t retired_idle;       /* idle longer than idle_timeout_ms */
+  uint64_t retired_evicted;    /* made room for a connection to another peer */
+  uint64_t retired_replaced;   /* the server did not recognise it (restart,
+                                  eviction, another server) */
+  uint64_t retired_one_shot;   /* a version-1 server's connection */
+  uint64_t qp_transitions;     /* the device's QP state changes */
+  unsigned live, idle, retired_waiting;
+};
+
+/* Creates the first max_leases spares (fewer is a failure). */
 hipObjOpError_t ho_pool_create(struct ho_device *d, const struct ho_conn_attr *a,
-                               unsigned n, struct ho_pool **out);
+                               const struct ho_pool_config *cfg,
+                               struct ho_pool **out);
 /* Closes the pool first; no lease may be outstanding. */
 void ho_pool_destroy(struct ho_pool *p);
 
-/* Lease a connection. With none free: hipObjBusy if `wait` is false or this
- * thread already holds a counted lease (it could be waiting for its own);
- * otherwise wait. hipObjNotInitialized once the pool is closed;
- * hipObjRdmaError if no connection is left at all. `count` says whether the
- * lease counts towards this thread's leases (transfers through callbacks);
- * leases that may end on another thread (application-driven tokens) do not. */
+/* Lease a link, preferring an idle connection made for `peer` (a hint:
+ * 0 is a peer like any other), then an empty link, then the least recently
+ * used connection to another peer (retired). The link has a spare. With
+ * every lease taken: hipObjBusy if `wait` is false or this thread already
+ * holds a counted lease; otherwise wait. hipObjNotInitialized once the pool
+ * is closed; hipObjRdmaError if no spare QP can be made. `count` says
+ * whether the lease counts towards this thread's leases (transfers through
+ * callbacks); leases that may end on another thread (application-driven
+ * tokens) do not. */
 hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
-                                struct ho_lease *out);
+                                uint64_t peer, struct ho_lease *out);
 
-/* End a lease: a connection that left INIT is reset, or replaced if it
- * cannot be, or dropped if that fails too. */
+/* The QP number (with the reuse tag in its top byte) for the lease's token. */
+uint32_t ho_lease_token_qpn(const struct ho_lease *l);
+
+/* Apply the server's offer (from the reply's token): ride the connected QP
+ * (reuse: the ID must be the link's) or connect the spare to the server's
+ * QP with the cookie's PSNs. *out is the QP to send ready on. Errors:
+ * RdmaError (the offer contradicts the proposal, or the connect failed). */
+hipObjOpError_t ho_lease_connect(struct ho_lease *l, const struct ho_token *srv,
+                                 const struct ho_conn_offer *offer,
+                                 uint64_t cookie, struct ho_conn **out);
+
+/* The spare QP to announce in ready (made now if the link has none), or 0
+ * when the connection ends after this transfer. */
+uint32_t ho_lease_next_qpn(struct ho_lease *l);
+
+/* End a lease. l->failed retires every QP the lease named; a connection of
+ * a version-1 server is retired too; otherwise it stays for the next
+ * transfer. */
 void ho_pool_release(struct ho_lease *l);
 
 /* Wake every waiter with hipObjNotInitialized; later acquires fail too. */
 void ho_pool_close(struct ho_pool *p);
 
-/* For tests: connections alive and free. */
-void ho_pool_counts(struct ho_pool *p, unsigned *live, unsigned *free_count);
+void ho_pool_get_stats(struct ho_pool *p, struct ho_pool_stats *out);
 
 #endif

@@ -138,3 +138,32 @@ bool ho_reply_parse(const char *s, size_t len, struct ho_reply *out)
   *out = r;
   return true;
 }
+
+bool ho_offer_decode(const struct ho_token *server, struct ho_conn_offer *out)
+{
+  struct ho_conn_offer o = {0};
+  if (server->rkey == 0 && server->len == 0) {
+    o.version = 1;
+  } else {
+    uint8_t reuse = (uint8_t)(server->rkey >> 8);
+    if ((server->rkey & 0xff) != 2 || reuse > 1 || server->rkey >> 16 != 0 ||
+        ho_conn_tag(server->len) == 0)
+      return false;
+    o.version = 2;
+    o.reuse = reuse == 1;
+    o.conn_id = server->len;
+  }
+  *out = o;
+  return true;
+}
+
+void ho_offer_encode(const struct ho_conn_offer *o, struct ho_token *server)
+{
+  if (o->version < 2) {
+    server->rkey = 0;
+    server->len = 0;
+    return;
+  }
+  server->rkey = 2u | (o->reuse ? 1u : 0u) << 8;
+  server->len = o->conn_id;
+}

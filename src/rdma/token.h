@@ -48,4 +48,36 @@ bool ho_reply_parse(const char *s, size_t len, struct ho_reply *out);
 /* 200, 204, 206. */
 bool ho_status_is_success(int status);
 
+/* ---- persistent connections (docs/protocol.md, section 5) -------------
+ * In a client token the QP number's top byte is the reuse tag: 0 for a new
+ * connection, else the tag of the connection the client proposes to ride;
+ * the QP named is then that connection's spare, announced in its last ready
+ * message. A server token's reserved rkey and length fields carry the
+ * server's offer. */
+static inline uint32_t ho_token_qpn(const struct ho_token *t)
+{
+  return t->qpn & 0xffffff;
+}
+static inline uint8_t ho_token_tag(const struct ho_token *t)
+{
+  return (uint8_t)(t->qpn >> 24);
+}
+/* A connection ID's tag: its top byte, never 0 for an ID a server draws. */
+static inline uint8_t ho_conn_tag(uint64_t conn_id)
+{
+  return (uint8_t)(conn_id >> 56);
+}
+
+struct ho_conn_offer {
+  uint8_t version;  /* HO_PROTO_V1: both fields zero, a connection per
+                       transfer; HO_PROTO_V2: the fields below */
+  bool reuse;       /* the transfer rides the proposed connection */
+  uint64_t conn_id; /* the connection's ID (ho_conn_tag() != 0) */
+};
+
+/* Strict: rkey and length both zero (version 1), or rkey bytes
+ * {2, 0|1, 0, 0} with a connection ID whose tag is not 0 (version 2). */
+bool ho_offer_decode(const struct ho_token *server, struct ho_conn_offer *out);
+void ho_offer_encode(const struct ho_conn_offer *o, struct ho_token *server);
+
 #endif

@@ -141,6 +141,13 @@ static uint8_t rd_atomic_for(const struct ho_device *d)
   return (uint8_t)(n < 1 ? 1 : n);
 }
 
+/* Every state change goes through here, so the device counts them. */
+static int modify_state(struct ho_conn *c, struct ibv_qp_attr *a, int mask)
+{
+  atomic_fetch_add_explicit(&c->dev->qp_transitions, 1, memory_order_relaxed);
+  return c->dev->v->modify_qp(c->qp, a, mask);
+}
+
 static int qp_to_init(struct ho_conn *c, int access)
 {
   struct ibv_qp_attr a = {
@@ -149,18 +156,9 @@ static int qp_to_init(struct ho_conn *c, int access)
       .port_num = c->dev->port,
       .qp_access_flags = access,
   };
-  return c->dev->v->modify_qp(c->qp, &a,
-                              IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-                                  IBV_QP_ACCESS_FLAGS);
-}
-
-static int qp_access_of(const struct ho_conn *c)
-{
-  struct ibv_qp_attr a;
-  struct ibv_qp_init_attr ia;
-  if (c->dev->v->query_qp(c->qp, &a, IBV_QP_ACCESS_FLAGS, &ia) != 0)
-    return -1;
-  return a.qp_access_flags;
+  return modify_state(c, &a,
+                      IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+                          IBV_QP_ACCESS_FLAGS);
 }
 
 hipObjOpError_t ho_conn_create(struct ho_device *d,
@@ -216,17 +214,25 @@ free_conn:
   return hipObjRdmaError;
 }
 
+/* Teardown in reverse order. If the QP or the MR cannot be destroyed, the
+ * NIC may still write into the message slots: leak them rather than free
+ * memory a device can reach. */
 void ho_conn_destroy(struct ho_conn *c)
 {
   if (!c)
     return;
   const struct ho_verbs_ops *v = c->dev->v;
-  if (c->qp)
-    v->destroy_qp(c->qp);
-  if (c->cq)
-    v->destroy_cq(c->cq);
-  if (c->msg_mr)
-    v->dereg_mr(c->msg_mr);
+  if (c->qp && v->destroy_qp(c->qp) != 0) {
+    ho_warn("cannot destroy QP 0x%x: its resources are leaked", c->qp->qp_num);
+    return;
+  }
+  if (c->cq && v->destroy_cq(c->cq) != 0)
+    ho_warn("cannot destroy a CQ: leaked");
+  if (c->msg_mr && v->dereg_mr(c->msg_mr) != 0) {
+    ho_warn("cannot deregister a message MR: its memory is leaked");
+    free(c);
+    return;
+  }
   free(c->msg);
   free(c);
 }
@@ -254,7 +260,7 @@ hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer,
   memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
   int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
              IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-  int rc = c->dev->v->modify_qp(c->qp, &a, mask);
+  int rc = modify_state(c, &a, mask);
   if (rc == 0) {
     memset(&a, 0, sizeof a);
     a.qp_state = IBV_QPS_RTS;
@@ -263,33 +269,71 @@ hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer,
     a.rnr_retry = t->rnr_retry;
     a.sq_psn = sq_psn & 0xffffff;
     a.max_rd_atomic = c->rd_atomic;
-    rc = c->dev->v->modify_qp(c->qp, &a,
-                              IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-                                  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                                  IBV_QP_MAX_QP_RD_ATOMIC);
+    rc = modify_state(c, &a,
+                      IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+                          IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                          IBV_QP_MAX_QP_RD_ATOMIC);
   }
   c->state = rc == 0 ? HO_CONN_RTS : HO_CONN_BROKEN;
+  c->peer_qpn = peer->qpn & 0xffffff;
   if (rc != 0)
     ho_warn("cannot connect QP 0x%x to peer QP 0x%x: %s", c->qp->qp_num,
             peer->qpn, strerror(rc > 0 ? rc : errno));
   return rc == 0 ? hipObjSuccess : hipObjRdmaError;
 }
 
-hipObjOpError_t ho_conn_reset(struct ho_conn *c)
+void ho_conn_retire(struct ho_conn *c)
 {
-  int access = qp_access_of(c);
-  struct ibv_qp_attr a = {.qp_state = IBV_QPS_RESET};
-  c->state = HO_CONN_BROKEN;
-  if (access < 0 || c->dev->v->modify_qp(c->qp, &a, IBV_QP_STATE) != 0)
-    return hipObjRdmaError;
+  if (!c || c->state == HO_CONN_RETIRED)
+    return;
+  struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
+  if (modify_state(c, &a, IBV_QP_STATE) != 0)
+    ho_debug("QP 0x%x: cannot move to ERR: %s", c->qp->qp_num, strerror(errno));
   struct ibv_wc wc[8];
   while (c->dev->v->poll_cq(c->cq, 8, wc) > 0)
     ;
-  if (qp_to_init(c, access) != 0)
-    return hipObjRdmaError;
-  c->state = HO_CONN_INIT;
-  c->dirty = false;
-  return hipObjSuccess;
+  c->state = HO_CONN_RETIRED;
+}
+
+void ho_retired_add(struct ho_retired *r, struct ho_conn *c, uint64_t now_ns)
+{
+  ho_conn_retire(c);
+  c->retired_ns = now_ns;
+  c->next_retired = NULL;
+  if (r->tail)
+    r->tail->next_retired = c;
+  else
+    r->head = c;
+  r->tail = c;
+  r->count++;
+}
+
+struct ho_conn *ho_retired_take_expired(struct ho_retired *r, uint64_t now_ns,
+                                        uint64_t grace_ns)
+{
+  struct ho_conn *first = r->head, *last = NULL;
+  for (struct ho_conn *c = r->head; c; c = c->next_retired) {
+    if (grace_ns && now_ns - c->retired_ns < grace_ns)
+      break;
+    last = c;
+    r->count--;
+  }
+  if (!last)
+    return NULL;
+  r->head = last->next_retired;
+  if (!r->head)
+    r->tail = NULL;
+  last->next_retired = NULL;
+  return first;
+}
+
+void ho_conn_destroy_chain(struct ho_conn *c)
+{
+  while (c) {
+    struct ho_conn *next = c->next_retired;
+    ho_conn_destroy(c);
+    c = next;
+  }
 }
 
 hipObjOpError_t ho_conn_post_msg_recv(struct ho_conn *c)
@@ -298,7 +342,6 @@ hipObjOpError_t ho_conn_post_msg_recv(struct ho_conn *c)
   struct ibv_recv_wr wr = {.wr_id = HO_WRID_MSG_RECV, .sg_list = &sge, .num_sge = 1};
   struct ibv_recv_wr *bad = NULL;
   memset(c->msg, 0, HO_MSG_SIZE);
-  c->dirty = true;
   return c->dev->v->post_recv(c->qp, &wr, &bad) == 0 ? hipObjSuccess
                                                       : hipObjRdmaError;
 }

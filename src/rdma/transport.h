@@ -6,6 +6,7 @@
 #ifndef HO_RDMA_TRANSPORT_H
 #define HO_RDMA_TRANSPORT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,6 +28,9 @@ struct ho_device {
   uint32_t vendor_part_id;
   int max_qp_rd_atom;      /* as responder */
   int max_qp_init_rd_atom; /* as initiator */
+  /* QP state transitions made through this device (every modify_qp that
+   * changes a state): the cost that persistent connections avoid. */
+  _Atomic uint64_t qp_transitions;
 };
 
 /* Open `name` on its first ACTIVE port and choose the GID (ho_select_gid).
@@ -42,7 +46,11 @@ struct ho_conn_attr {
   int qp_access;        /* qp_access_flags: what the peer may do to us */
 };
 
-enum ho_conn_state { HO_CONN_INIT, HO_CONN_RTS, HO_CONN_BROKEN };
+/* A QP is connected once in its life: INIT -> RTS, then ERR when it is
+ * retired. It is never recycled through RESET (docs/protocol.md, section 5):
+ * late packets of its connection must die at a QP that still carries its
+ * number, not reach a new connection. */
+enum ho_conn_state { HO_CONN_INIT, HO_CONN_RTS, HO_CONN_BROKEN, HO_CONN_RETIRED };
 
 /* wr_id values of the connection's own message work requests. */
 #define HO_WRID_MSG_RECV 0x5245435600000000ull /* "RECV" */
@@ -55,8 +63,10 @@ struct ho_conn {
   struct ibv_mr *msg_mr;
   uint8_t *msg;  /* [0, HO_MSG_SIZE) receive slot, then the send slot */
   enum ho_conn_state state;
-  bool dirty;        /* work posted since the last reset: reset before reuse */
   uint8_t rd_atomic; /* outstanding READs we issue / accept */
+  uint32_t peer_qpn; /* the QP it is connected to */
+  uint64_t retired_ns; /* when it was retired (ho_now_ns clock) */
+  struct ho_conn *next_retired; /* on its owner's retired list */
 };
 
 /* A CQ and an RC QP in INIT, and the registered message slots. */
@@ -67,15 +77,34 @@ void ho_conn_destroy(struct ho_conn *c);
 
 /* INIT -> RTR -> RTS aimed at the peer token's QP number, GID and LID, with
  * the port's active MTU and the vendor's retry settings. The token must be
- * RC. sq_psn is the first PSN we send, rq_psn the first we expect: the two
- * sides derive them from the transfer's cookie (ho_psn_from_cookie), so a
- * reused QP never mistakes a late packet of its previous connection for one
- * of this connection. */
+ * RC and the QP fresh (INIT, never connected). sq_psn is the first PSN we
+ * send, rq_psn the first we expect: the two sides derive them from the
+ * cookie of the transfer that made the connection (ho_psn_from_cookie). */
 hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer,
                                 uint32_t sq_psn, uint32_t rq_psn);
 
-/* Back to INIT for another peer: RESET, drain the CQ, INIT. */
-hipObjOpError_t ho_conn_reset(struct ho_conn *c);
+/* End the QP's connection for good: move it to ERR (flushing what is
+ * posted) and drain its CQ. The caller keeps the QP for a grace period
+ * (ho_retired_*) before destroying it, as TCP keeps TIME_WAIT, so that late
+ * packets of the connection die here. */
+void ho_conn_retire(struct ho_conn *c);
+
+/* A list of retired connections waiting out their grace period. Not
+ * thread-safe: its owner locks it. */
+struct ho_retired {
+  struct ho_conn *head, *tail;
+  unsigned count;
+};
+
+/* Retire c (if it is not already) and append it to the list. */
+void ho_retired_add(struct ho_retired *r, struct ho_conn *c, uint64_t now_ns);
+
+/* Unlink the connections retired at least grace_ns before now (all of
+ * them with grace_ns 0) and return them as a chain through next_retired,
+ * for the caller to destroy outside its lock (ho_conn_destroy_chain). */
+struct ho_conn *ho_retired_take_expired(struct ho_retired *r, uint64_t now_ns,
+                                        uint64_t grace_ns);
+void ho_conn_destroy_chain(struct ho_conn *c);
 
 /* Post the receive for one protocol message into the receive slot. */
 hipObjOpError_t ho_conn_post_msg_recv(struct ho_conn *c);

@@ -109,6 +109,8 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->max_transfers, 16);
   assert_int_equal(o->stage_timeout_ms, 30000);
   assert_int_equal(o->transfer_timeout_ms, 5000);
+  assert_int_equal(o->max_connections, 0); /* twice max_transfers */
+  assert_int_equal(o->idle_timeout_ms, 30000);
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
   assert_false(o->rdma_debug);
@@ -136,7 +138,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 7); /* each variable read once */
+  assert_int_equal(e.lookups, 9); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)

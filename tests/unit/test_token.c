@@ -173,11 +173,13 @@ static void reply_hostile(void **state)
   assert_int_equal(code, 7); /* written only on success */
 }
 
-static void messages(void **state)
+/* Version 1 (docs/protocol.md, section 4): bytes 24..31 reserved. */
+static void messages_v1(void **state)
 {
   (void)state;
-  struct ho_msg m = {HO_MSG_FINAL, HO_PROTO_VERSION, HO_FINAL_OK,
-                     0x0102030405060708ull, 4096};
+  struct ho_msg m = {.type = HO_MSG_FINAL, .version = HO_PROTO_V1,
+                     .status = HO_FINAL_OK, .cookie = 0x0102030405060708ull,
+                     .bytes = 4096};
   uint8_t b[HO_MSG_SIZE];
   ho_msg_encode(&m, b);
   static const uint8_t expect[HO_MSG_SIZE] = {
@@ -187,18 +189,92 @@ static void messages(void **state)
   struct ho_msg d;
   assert_true(ho_msg_decode(b, HO_MSG_SIZE, &d));
   assert_true(d.cookie == m.cookie && d.bytes == 4096 && d.type == HO_MSG_FINAL);
+  assert_true(d.version == 1 && d.op == 0 && d.next_qpn == 0);
   assert_false(ho_msg_decode(b, HO_MSG_SIZE - 1, &d));
-  b[30] = 1;
-  assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d)); /* reserved bytes */
-  b[30] = 0;
+  for (int i = 24; i < HO_MSG_SIZE; i++) { /* every reserved byte */
+    b[i] = 1;
+    assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d));
+    b[i] = 0;
+  }
   b[4] = 3;
   assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d)); /* type */
   b[4] = 2;
-  b[5] = 2;
+  b[5] = 3;
   assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d)); /* version */
   b[5] = 1;
   b[0] = 'X';
   assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d)); /* magic */
+}
+
+/* Version 2: next_qpn in bytes 24..26, op in 27, 28..31 reserved. */
+static void messages_v2(void **state)
+{
+  (void)state;
+  struct ho_msg m = {.type = HO_MSG_READY, .version = HO_PROTO_V2,
+                     .cookie = 0x0102030405060708ull, .bytes = 4096,
+                     .next_qpn = 0x123456, .op = HO_WIRE_PUT};
+  uint8_t b[HO_MSG_SIZE];
+  ho_msg_encode(&m, b);
+  static const uint8_t expect[HO_MSG_SIZE] = {
+      'H', 'O', 'B', 'J', 1, 2, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1,
+      0, 0x10, 0, 0, 0, 0, 0, 0, 0x56, 0x34, 0x12, 2, 0, 0, 0, 0};
+  assert_memory_equal(b, expect, HO_MSG_SIZE);
+  struct ho_msg d;
+  assert_true(ho_msg_decode(b, HO_MSG_SIZE, &d));
+  assert_true(d.next_qpn == 0x123456 && d.op == HO_WIRE_PUT && d.version == 2);
+  for (int i = 28; i < HO_MSG_SIZE; i++) {
+    b[i] = 1;
+    assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d));
+    b[i] = 0;
+  }
+  b[27] = 0;
+  assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d)); /* no op */
+  b[27] = 3;
+  assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d)); /* unknown op */
+  b[27] = HO_WIRE_GET;
+  assert_true(ho_msg_decode(b, HO_MSG_SIZE, &d));
+  b[4] = HO_MSG_FINAL; /* a final announces no QP */
+  assert_false(ho_msg_decode(b, HO_MSG_SIZE, &d));
+  b[24] = b[25] = b[26] = 0;
+  assert_true(ho_msg_decode(b, HO_MSG_SIZE, &d));
+  assert_int_equal(ho_wire_op(HIPOBJ_RDMA_OP_GET), HO_WIRE_GET);
+  assert_int_equal(ho_wire_op(HIPOBJ_RDMA_OP_PUT), HO_WIRE_PUT);
+}
+
+/* The server's offer in the reserved fields of its token, and the tag in
+ * the top byte of a client token's QP number. */
+static void offers_and_tags(void **state)
+{
+  (void)state;
+  struct ho_token t = {.transport = HO_TRANSPORT_RC, .qpn = 0x11};
+  struct ho_conn_offer o;
+  assert_true(ho_offer_decode(&t, &o)); /* a version-1 server: zeros */
+  assert_true(o.version == 1 && !o.reuse && o.conn_id == 0);
+  struct ho_conn_offer v2 = {HO_PROTO_V2, true, 0xa1b2c3d4e5f60718ull};
+  ho_offer_encode(&v2, &t);
+  char hex[HO_TOKEN_HEX + 1];
+  ho_token_encode(&t, hex);
+  /* rkey bytes 21..24 = 02 01 00 00; length bytes 33..40 = the ID, LE */
+  assert_memory_equal(hex + 42, "02010000", 8);
+  assert_memory_equal(hex + 66, "1807f6e5d4c3b2a1", 16);
+  assert_true(ho_offer_decode(&t, &o));
+  assert_true(o.version == 2 && o.reuse && o.conn_id == v2.conn_id);
+  t.rkey = 0x0201; /* reuse 2 */
+  assert_false(ho_offer_decode(&t, &o));
+  t.rkey = 0x10002; /* a reserved byte */
+  assert_false(ho_offer_decode(&t, &o));
+  t.rkey = 3; /* version 3 */
+  assert_false(ho_offer_decode(&t, &o));
+  t.rkey = 2;
+  t.len = 0x00ffffffffffffffull; /* tag 0 */
+  assert_false(ho_offer_decode(&t, &o));
+  t.rkey = 0;
+  t.len = 5; /* version 1 with a length */
+  assert_false(ho_offer_decode(&t, &o));
+  struct ho_token c = {.qpn = 0xa1000011};
+  assert_int_equal(ho_token_qpn(&c), 0x11);
+  assert_int_equal(ho_token_tag(&c), 0xa1);
+  assert_int_equal(ho_conn_tag(v2.conn_id), 0xa1);
 }
 
 static void psns_from_cookie(void **state)
@@ -238,7 +314,9 @@ int main(void)
       cmocka_unit_test(v1_encodes),        cmocka_unit_test(v2_roundtrip),
       cmocka_unit_test(upper_case_accepted), cmocka_unit_test(hostile_tokens_rejected),
       cmocka_unit_test(client_nic),        cmocka_unit_test(reply_grammar),
-      cmocka_unit_test(reply_hostile),     cmocka_unit_test(messages),
+      cmocka_unit_test(reply_hostile),     cmocka_unit_test(messages_v1),
+      cmocka_unit_test(messages_v2),
+      cmocka_unit_test(offers_and_tags),
       cmocka_unit_test(psns_from_cookie),  cmocka_unit_test(pure_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

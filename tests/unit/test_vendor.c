@@ -73,11 +73,12 @@ static void applied_on_connect(void **state)
     assert_int_equal(q.retry_cnt, row->retry_cnt);
     assert_int_equal(q.rnr_retry, row->rnr_retry);
     assert_int_equal(q.max_rd_atomic, 8);
-    /* Reset returns to INIT with the same access, ready for another peer. */
-    assert_int_equal(ho_conn_reset(c), hipObjSuccess);
+    /* Retiring moves it to ERR for good: it is never reset for another
+     * peer. */
+    ho_conn_retire(c);
     assert_int_equal(fake_qp_attrs(c->qp, &q, &mask), 0);
-    assert_int_equal(q.qp_state, IBV_QPS_INIT);
-    assert_int_equal(q.qp_access_flags, a.qp_access);
+    assert_int_equal(q.qp_state, IBV_QPS_ERR);
+    assert_int_equal(c->state, HO_CONN_RETIRED);
     ho_conn_destroy(c);
     ho_conn_destroy(peer);
     ho_device_close(d);
