@@ -5,12 +5,13 @@
  * is always built. */
 #include "platform/gpu.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "common/hex.h"
 
 /* The one event every copy returns: copies are finished when they return. */
 struct ho_gpu_event {
@@ -118,12 +119,10 @@ static const char *parse_hex_field(const char *s, int max_digits, char end,
 {
   unsigned long v = 0;
   int n = 0;
-  while (isxdigit((unsigned char)s[n])) {
+  for (int d; (d = ho_hex_digit(s[n])) >= 0; n++) {
     if (n == max_digits)
       return NULL;
-    int c = tolower((unsigned char)s[n]);
-    v = v * 16 + (unsigned long)(isdigit(c) ? c - '0' : c - 'a' + 10);
-    n++;
+    v = v * 16 + (unsigned long)d;
   }
   if (n == 0 || s[n] != end)
     return NULL;
