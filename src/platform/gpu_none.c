@@ -97,19 +97,19 @@ static hipObjOpError_t none_flush_rdma_writes(int *native)
 }
 
 const struct ho_gpu_ops ho_gpu_none_ops = {
-  .name = "none",
-  .device_count = none_device_count,
-  .current_device = none_current_device,
-  .pci_bus_id = none_pci_bus_id,
-  .classify = none_classify,
-  .alloc_range = none_alloc_range,
-  .host_alloc = none_host_alloc,
-  .host_free = none_host_free,
-  .copy_async = none_copy_async,
-  .event_query = none_event_query,
-  .event_destroy = none_event_destroy,
-  .export_dmabuf = none_export_dmabuf,
-  .flush_rdma_writes = none_flush_rdma_writes,
+    "none",
+    none_device_count,
+    none_current_device,
+    none_pci_bus_id,
+    none_classify,
+    none_alloc_range,
+    none_host_alloc,
+    none_host_free,
+    none_copy_async,
+    none_event_query,
+    none_event_destroy,
+    none_export_dmabuf,
+    none_flush_rdma_writes,
 };
 
 /* Parses 1 to max_digits hex digits followed by `end` ('\0': the end of the

@@ -371,8 +371,8 @@ static enum ho_gid_type gid_type(const struct ho_topology *t, const char *nic,
 }
 
 const struct ho_topology_ops ho_topology_sysfs_ops = {
-    .list_nics = list_nics,
-    .gid_type = gid_type,
+    list_nics,
+    gid_type,
 };
 
 hipObjOpError_t ho_topology_sysfs_init(struct ho_topology *t,
