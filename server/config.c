@@ -117,9 +117,8 @@ void hs_config_usage(FILE *f)
       "  --version              the version\n"
       "\n"
       "SIZE takes K, M, G, T suffixes, also as Ki or KiB (all powers of\n"
-      "1024). SIGINT and SIGTERM\n"
-      "stop the server cleanly. Exit status: 0 after a clean stop, 1 if it\n"
-      "could not start, 2 for a usage error.\n",
+      "1024). SIGINT and SIGTERM stop the server cleanly. Exit status: 0\n"
+      "after a clean stop, 1 if it could not start, 2 for a usage error.\n",
       f);
 }
 
