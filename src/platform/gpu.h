@@ -71,7 +71,7 @@ struct ho_gpu_ops {
  * other device entries return hipObjNotSupported. */
 extern const struct ho_gpu_ops ho_gpu_none_ops;
 
-/* The null table (null_ops.c): every entry present and hipObjNotSupported
+/* The null table (gpu_none.c): every entry present and hipObjNotSupported
  * (host_free and event_destroy do nothing). A partial implementation or a
  * fake starts from it. Ops tables are initialised by position, so that a
  * missing entry is a compiler warning. */

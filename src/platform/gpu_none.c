@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The host-only GPU runtime, for GPU-less hosts and host buffers: no devices,
  * every pointer is pageable host memory, staging copies are plain memcpy.
- * Also the seam's one shared helper, ho_gpu_format_bus_id(), since this file
- * is always built. */
+ * Also the seam's null table, whose entries all say "not supported" (most
+ * are the host-only runtime's own), and the seam's one shared helper,
+ * ho_gpu_format_bus_id(), since this file is always built. */
 #include "platform/gpu.h"
 
 #include <errno.h>
@@ -107,6 +108,53 @@ const struct ho_gpu_ops ho_gpu_none_ops = {
     none_host_free,
     none_copy_async,
     none_event_query,
+    none_event_destroy,
+    none_export_dmabuf,
+    none_flush_rdma_writes,
+};
+
+/* ---- the null table: "not supported" everywhere ----------------------- */
+
+static hipObjOpError_t null_device_count(int *count, int *native)
+{
+  return hipObjNotSupported;
+}
+
+static hipObjOpError_t null_classify(const void *ptr, enum ho_mem_kind *kind,
+                                     int *dev, int *native)
+{
+  return hipObjNotSupported;
+}
+
+static hipObjOpError_t null_host_alloc(size_t size, void **ptr, int *native)
+{
+  return hipObjNotSupported;
+}
+
+static void null_host_free(void *ptr) {}
+
+static hipObjOpError_t null_copy_async(void *dst, const void *src, size_t n,
+                                       struct ho_gpu_event **ev, int *native)
+{
+  return hipObjNotSupported;
+}
+
+static hipObjOpError_t null_event_query(struct ho_gpu_event *ev, int *native)
+{
+  return hipObjNotSupported;
+}
+
+const struct ho_gpu_ops ho_gpu_null_ops = {
+    "null",
+    null_device_count,
+    none_current_device,
+    none_pci_bus_id,
+    null_classify,
+    none_alloc_range,
+    null_host_alloc,
+    null_host_free,
+    null_copy_async,
+    null_event_query,
     none_event_destroy,
     none_export_dmabuf,
     none_flush_rdma_writes,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The null table of each seam: every entry present, and every entry says
- * "not supported" (verbs: NULL or EOPNOTSUPP, as libibverbs reports it).
- * A partial implementation or a fake starts from it, so nothing it leaves
- * out is a NULL call (rdma-core's verbs_dummy_ops).
+/* The null tables of the verbs and topology seams: every entry present, and
+ * every entry says "not supported" (verbs: NULL or EOPNOTSUPP, as libibverbs
+ * reports it). A partial implementation or a fake starts from them, so
+ * nothing it leaves out is a NULL call (rdma-core's verbs_dummy_ops). The
+ * GPU seam's null table is in gpu_none.c, which shares most of its entries.
  *
  * The tables here, and every other ops table of src/platform and
  * tests/fakes, are initialised by position, not by name, on purpose: an
@@ -11,87 +12,8 @@
  * a NULL pointer found at run time. */
 #include <errno.h>
 
-#include "platform/gpu.h"
 #include "platform/topology.h"
 #include "platform/verbs.h"
-
-/* ---- GPU runtime -------------------------------------------------------- */
-
-static hipObjOpError_t null_device_count(int *count, int *native)
-{
-  return hipObjNotSupported;
-}
-
-static hipObjOpError_t null_current_device(int *dev, int *native)
-{
-  return hipObjNotSupported;
-}
-
-static hipObjOpError_t null_pci_bus_id(int dev, char *buf, size_t len,
-                                       int *native)
-{
-  return hipObjNotSupported;
-}
-
-static hipObjOpError_t null_classify(const void *ptr, enum ho_mem_kind *kind,
-                                     int *dev, int *native)
-{
-  return hipObjNotSupported;
-}
-
-static hipObjOpError_t null_alloc_range(const void *ptr, uintptr_t *base,
-                                        size_t *size, int *native)
-{
-  return hipObjNotSupported;
-}
-
-static hipObjOpError_t null_host_alloc(size_t size, void **ptr, int *native)
-{
-  return hipObjNotSupported;
-}
-
-static void null_host_free(void *ptr) {}
-
-static hipObjOpError_t null_copy_async(void *dst, const void *src, size_t n,
-                                       struct ho_gpu_event **ev, int *native)
-{
-  return hipObjNotSupported;
-}
-
-static hipObjOpError_t null_event_query(struct ho_gpu_event *ev, int *native)
-{
-  return hipObjNotSupported;
-}
-
-static void null_event_destroy(struct ho_gpu_event *ev) {}
-
-static hipObjOpError_t null_export_dmabuf(const void *ptr, size_t size,
-                                          int *fd, uint64_t *offset,
-                                          int *native)
-{
-  return hipObjNotSupported;
-}
-
-static hipObjOpError_t null_flush_rdma_writes(int *native)
-{
-  return hipObjNotSupported;
-}
-
-const struct ho_gpu_ops ho_gpu_null_ops = {
-    "null",
-    null_device_count,
-    null_current_device,
-    null_pci_bus_id,
-    null_classify,
-    null_alloc_range,
-    null_host_alloc,
-    null_host_free,
-    null_copy_async,
-    null_event_query,
-    null_event_destroy,
-    null_export_dmabuf,
-    null_flush_rdma_writes,
-};
 
 /* ---- verbs -------------------------------------------------------------- */
 
