@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/size.h"
+
 enum {
   OPT_LISTEN = 256, OPT_DATA_DIR, OPT_NIC, OPT_ACCESS_KEY, OPT_SECRET_KEY,
   OPT_REGION, OPT_STATS_FILE, OPT_STATS_INTERVAL, OPT_DECLINE_RDMA,
@@ -114,44 +116,10 @@ void hs_config_usage(FILE *f)
       "  --help                 this text\n"
       "  --version              the version\n"
       "\n"
-      "SIZE takes K, M, G, T suffixes (powers of 1024). SIGINT and SIGTERM\n"
-      "stop the server cleanly. Exit status: 0 after a clean stop, 1 if it\n"
-      "could not start, 2 for a usage error.\n",
+      "SIZE takes K, M, G, T suffixes, also as Ki or KiB (all powers of\n"
+      "1024). SIGINT and SIGTERM stop the server cleanly. Exit status: 0\n"
+      "after a clean stop, 1 if it could not start, 2 for a usage error.\n",
       f);
-}
-
-bool hs_parse_size(const char *s, uint64_t *out)
-{
-  if (!s || *s < '0' || *s > '9')
-    return false;
-  uint64_t v = 0;
-  const char *p = s;
-  for (; *p >= '0' && *p <= '9'; p++) {
-    uint64_t d = (uint64_t)(*p - '0');
-    if (v > (UINT64_MAX - d) / 10)
-      return false;
-    v = v * 10 + d;
-  }
-  unsigned shift = 0;
-  switch (*p) {
-  case '\0': break;
-  case 'k': case 'K': shift = 10; break;
-  case 'm': case 'M': shift = 20; break;
-  case 'g': case 'G': shift = 30; break;
-  case 't': case 'T': shift = 40; break;
-  default: return false;
-  }
-  if (*p) {
-    p++;
-    if (strcasecmp(p, "ib") == 0 || strcasecmp(p, "b") == 0)
-      p += strlen(p);
-    if (*p)
-      return false;
-  }
-  if (shift && v > (UINT64_MAX >> shift))
-    return false;
-  *out = v << shift;
-  return true;
 }
 
 bool hs_parse_listen(const char *s, char host[256], uint16_t *port)
@@ -175,11 +143,8 @@ bool hs_parse_listen(const char *s, char host[256], uint16_t *port)
       return false; /* an IPv6 address needs brackets */
   }
   uint64_t p;
-  if (hl >= 256 || !hs_parse_size(colon + 1, &p) || p > 65535)
+  if (hl >= 256 || !ho_parse_uint(colon + 1, 65535, &p))
     return false;
-  for (const char *c = colon + 1; *c; c++)
-    if (*c < '0' || *c > '9')
-      return false;
   if (hl == 0) {
     memcpy(host, "127.0.0.1", 10);
   } else {
@@ -193,10 +158,7 @@ bool hs_parse_listen(const char *s, char host[256], uint16_t *port)
 static bool parse_uint(const char *s, unsigned max, unsigned *out)
 {
   uint64_t v;
-  for (const char *c = s; *c; c++)
-    if (*c < '0' || *c > '9')
-      return false;
-  if (!hs_parse_size(s, &v) || v > max)
+  if (!ho_parse_uint(s, max, &v))
     return false;
   *out = (unsigned)v;
   return true;
@@ -227,7 +189,7 @@ static void defaults(struct hs_config *c)
 static bool set_size(const char *arg, uint64_t min, uint64_t *out)
 {
   uint64_t v;
-  if (!hs_parse_size(arg, &v) || v < min)
+  if (!ho_parse_size(arg, &v) || v < min)
     return false;
   *out = v;
   return true;

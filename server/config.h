@@ -51,9 +51,6 @@ enum hs_config_result hs_config_parse(int argc, char **argv,
                                       struct hs_buf *err);
 void hs_config_usage(FILE *f);
 
-/* "123", "64K", "5M", "5G", "1T" (powers of 1024; "KiB" etc. also); false
- * on anything else or overflow. */
-bool hs_parse_size(const char *s, uint64_t *out);
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (meaning 127.0.0.1). */
 bool hs_parse_listen(const char *s, char host[256], uint16_t *port);
 

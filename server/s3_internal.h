@@ -8,6 +8,7 @@
 #include "auth/checksum.h"
 #include "auth/hash.h"
 #include "s3.h"
+#include "timefmt.h"
 #include "uri.h"
 
 enum hs_s3_kind {
@@ -132,10 +133,5 @@ enum hs_err hs_op_part_args(struct hs_op *op);
 enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out);
 /* Adds ETag, Last-Modified, Content-Type and x-amz-meta-* headers. */
 void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info);
-
-/* Time formats. */
-void hs_time_iso8601(int64_t t, char out[32]);
-void hs_time_http(int64_t t, char out[40]);
-bool hs_time_parse_http(const char *s, int64_t *out);
 
 #endif

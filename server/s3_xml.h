@@ -9,15 +9,9 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "etag.h"
+#include "s3_limits.h"
 
-#define HS_MAX_PARTS 10000
 #define HS_MAX_DELETE 1000
-
-struct hs_part_ref {
-  unsigned number; /* 1..10000 */
-  char etag[HS_ETAG_MAX];
-};
 
 /* <CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"..."</ETag>
  * </Part>...</CompleteMultipartUpload>: at least one part, at most

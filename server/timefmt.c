@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The dates S3 writes (ISO 8601 in XML, IMF-fixdate in headers) and reads
- * (IMF-fixdate in conditional headers). */
+#include "timefmt.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-#include "s3_internal.h"
 
 void hs_time_iso8601(int64_t t, char out[32])
 {

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
+
 bool hs_target_split(const char *t, size_t len, struct hs_span *path,
                      struct hs_span *query)
 {
@@ -23,17 +25,6 @@ bool hs_target_split(const char *t, size_t len, struct hs_span *path,
   query->p = q < len ? t + q + 1 : t + len;
   query->len = q < len ? len - q - 1 : 0;
   return true;
-}
-
-static int hexval(unsigned char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
 }
 
 bool hs_utf8_valid(const char *s, size_t len)
@@ -83,8 +74,8 @@ bool hs_pct_decode(const char *in, size_t len, bool plus_is_space, char *out,
     if (c == '%') {
       if (len - i < 3)
         return false;
-      int hi = hexval((unsigned char)in[i + 1]);
-      int lo = hexval((unsigned char)in[i + 2]);
+      int hi = ho_hex_digit(in[i + 1]);
+      int lo = ho_hex_digit(in[i + 2]);
       if (hi < 0 || lo < 0)
         return false;
       c = (unsigned char)(hi << 4 | lo);

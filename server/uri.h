@@ -10,9 +10,8 @@
 
 #include "buf.h"
 #include "err.h"
+#include "s3_limits.h"
 
-#define HS_BUCKET_MAX 63
-#define HS_KEY_MAX 1024
 #define HS_QUERY_MAX 64
 
 struct hs_span {

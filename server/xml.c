@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
+
 struct parser {
   const char *s;
   size_t len;
@@ -255,16 +257,10 @@ static bool entity(struct parser *p)
   uint32_t cp = 0;
   for (; k < n; k++) {
     char c = e[k];
-    uint32_t d;
-    if (c >= '0' && c <= '9')
-      d = (uint32_t)(c - '0');
-    else if (hex && c >= 'a' && c <= 'f')
-      d = (uint32_t)(c - 'a' + 10);
-    else if (hex && c >= 'A' && c <= 'F')
-      d = (uint32_t)(c - 'A' + 10);
-    else
+    int d = hex ? ho_hex_digit(c) : c >= '0' && c <= '9' ? c - '0' : -1;
+    if (d < 0)
       return fail(p);
-    cp = cp * (hex ? 16 : 10) + d;
+    cp = cp * (hex ? 16 : 10) + (uint32_t)d;
     if (cp > 0x10ffff)
       return fail(p);
   }

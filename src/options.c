@@ -6,12 +6,13 @@
  * value (escaped and shortened), what is accepted and what is used. */
 #include "options.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/hex.h"
 #include "common/log.h"
+#include "common/size.h"
 
 #define MAX_TRANSFERS_MIN 1u
 #define MAX_TRANSFERS_MAX 1024u
@@ -47,7 +48,6 @@ void ho_options_defaults(struct ho_options *o)
  * no control characters (so no second line), at most ECHO_MAX input bytes. */
 static void escape_value(const char *v, char *out, size_t cap)
 {
-  static const char hex[] = "0123456789abcdef";
   size_t o = 0;
   size_t i = 0;
   for (; v[i] && i < ECHO_MAX && o + 5 < cap; i++) {
@@ -57,8 +57,8 @@ static void escape_value(const char *v, char *out, size_t cap)
     } else {
       out[o++] = '\\';
       out[o++] = 'x';
-      out[o++] = hex[c >> 4];
-      out[o++] = hex[c & 15];
+      ho_hex_encode(&c, 1, out + o); /* two digits and a NUL, within cap */
+      o += 2;
     }
   }
   if (v[i] && o + 4 < cap) {
@@ -73,17 +73,8 @@ static void escape_value(const char *v, char *out, size_t cap)
 static bool parse_decimal(const char *s, unsigned min, unsigned max,
                           unsigned *out)
 {
-  if (s[0] < '0' || s[0] > '9')
-    return false;
-  for (const char *p = s; *p; p++)
-    if (*p < '0' || *p > '9')
-      return false;
-  errno = 0;
-  char *end = NULL;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno != 0 || !end || *end != '\0')
-    return false;
-  if (v < min || v > max)
+  uint64_t v;
+  if (!ho_parse_uint(s, max, &v) || v < min)
     return false;
   *out = (unsigned)v;
   return true;

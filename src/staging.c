@@ -17,29 +17,52 @@
  * copy is seen within about 6% of its duration plus one timer slack. */
 static hipObjOpError_t wait_event(const struct ho_gpu_ops *gpu,
                                   struct ho_gpu_event *ev, uint64_t deadline,
-                                  int *native)
+                                  int *native,
+                                  const struct ho_stage_clock *clk)
 {
   unsigned round = 0;
-  uint64_t start = ho_now_ns();
+  uint64_t start = clk->now_ns(clk->ctx);
   for (;;) {
     hipObjOpError_t e = gpu->event_query(ev, native);
     if (e != hipObjBusy)
       return e;
-    uint64_t now = ho_now_ns();
+    uint64_t now = clk->now_ns(clk->ctx);
     if (now >= deadline)
       return hipObjBusy;
     uint64_t waited_us = (now - start) / 1000u;
     if (waited_us < STAGE_POLL_NS / 1000u && round >= 128)
       round = 64; /* stay in ho_backoff's yielding polls */
     uint64_t max_us = waited_us / 16u;
-    ho_backoff(&round, max_us > 1000u ? 1000u : max_us ? (unsigned)max_us : 1u);
+    clk->pause(clk->ctx, &round,
+               max_us > 1000u ? 1000u : max_us ? (unsigned)max_us : 1u);
   }
 }
+
+static uint64_t real_now_ns(void *ctx) { return ho_now_ns(); }
+
+static void real_pause(void *ctx, unsigned *round, unsigned max_us)
+{
+  ho_backoff(round, max_us);
+}
+
+static const struct ho_stage_clock real_clock = {real_now_ns, real_pause,
+                                                 NULL};
 
 hipObjOpError_t ho_stage_copy(const struct ho_gpu_ops *gpu,
                               struct ho_abandoned *ab, struct ho_buf *b,
                               uint64_t offset, uint64_t size, int direction,
                               unsigned timeout_ms, int *native)
+{
+  return ho_stage_copy_clocked(gpu, ab, b, offset, size, direction,
+                               timeout_ms, native, &real_clock);
+}
+
+hipObjOpError_t ho_stage_copy_clocked(const struct ho_gpu_ops *gpu,
+                                      struct ho_abandoned *ab,
+                                      struct ho_buf *b, uint64_t offset,
+                                      uint64_t size, int direction,
+                                      unsigned timeout_ms, int *native,
+                                      const struct ho_stage_clock *clk)
 {
   if (b->kind != HO_BUF_STAGED || size == 0)
     return hipObjSuccess;
@@ -50,7 +73,7 @@ hipObjOpError_t ho_stage_copy(const struct ho_gpu_ops *gpu,
   uint8_t *dev = (uint8_t *)b->addr + offset;
   uint8_t *host = (uint8_t *)b->staging + offset;
   struct ho_gpu_event *ev = NULL;
-  uint64_t deadline = ho_now_ns() + (uint64_t)timeout_ms * 1000000u;
+  uint64_t deadline = clk->now_ns(clk->ctx) + (uint64_t)timeout_ms * 1000000u;
   e = direction == HIPOBJ_SYNC_TO_HOST
           ? gpu->copy_async(host, dev, size, &ev, native)
           : gpu->copy_async(dev, host, size, &ev, native);
@@ -58,7 +81,7 @@ hipObjOpError_t ho_stage_copy(const struct ho_gpu_ops *gpu,
     ho_abandoned_unreserve(ab, slot);
     return hipObjInternalError;
   }
-  e = wait_event(gpu, ev, deadline, native);
+  e = wait_event(gpu, ev, deadline, native, clk);
   if (e == hipObjBusy) {
     ho_warn("staging copy of %llu bytes for buffer %p missed its deadline "
             "(%u ms): abandoned", (unsigned long long)size, (void *)b->addr,

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "common/hex.h"
+
 enum { S_SIZE, S_DATA, S_DATA_CR, S_DATA_LF, S_TRAILER, S_DONE, S_FAILED };
 
 void hs_awschunk_init(struct hs_awschunk *c)
@@ -11,26 +13,15 @@ void hs_awschunk_init(struct hs_awschunk *c)
   c->state = S_SIZE;
 }
 
-static int hexval(char ch)
-{
-  if (ch >= '0' && ch <= '9')
-    return ch - '0';
-  if (ch >= 'a' && ch <= 'f')
-    return ch - 'a' + 10;
-  if (ch >= 'A' && ch <= 'F')
-    return ch - 'A' + 10;
-  return -1;
-}
-
 /* "hex[;chunk-signature=<64 hex>]" */
 static bool parse_size_line(struct hs_awschunk *c, const char *l, size_t n)
 {
   size_t i = 0;
   uint64_t v = 0;
-  while (i < n && hexval(l[i]) >= 0) {
+  while (i < n && ho_hex_digit(l[i]) >= 0) {
     if (i == 16)
       return false;
-    v = v << 4 | (uint64_t)hexval(l[i]);
+    v = v << 4 | (uint64_t)ho_hex_digit(l[i]);
     i++;
   }
   if (i == 0)
@@ -42,7 +33,7 @@ static bool parse_size_line(struct hs_awschunk *c, const char *l, size_t n)
     if (n - i != el + 64 || memcmp(l + i, ext, el) != 0)
       return false;
     for (size_t k = 0; k < 64; k++)
-      if (hexval(l[i + el + k]) < 0)
+      if (ho_hex_digit(l[i + el + k]) < 0)
         return false;
     memcpy(c->sig, l + i + el, 64);
     c->sig[64] = '\0';

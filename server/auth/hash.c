@@ -63,39 +63,6 @@ void hs_hmac_sha256(const void *key, size_t klen, const void *msg, size_t mlen,
   HMAC(EVP_sha256(), key, (int)klen, msg, mlen, out, &len);
 }
 
-void hs_hex(const uint8_t *p, size_t n, char *out)
-{
-  static const char hex[] = "0123456789abcdef";
-  for (size_t i = 0; i < n; i++) {
-    out[2 * i] = hex[p[i] >> 4];
-    out[2 * i + 1] = hex[p[i] & 15];
-  }
-  out[2 * n] = '\0';
-}
-
-static int hexval(char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-bool hs_unhex(const char *s, size_t slen, uint8_t *out, size_t n)
-{
-  if (slen != 2 * n)
-    return false;
-  for (size_t i = 0; i < slen; i++)
-    if (hexval(s[i]) < 0)
-      return false;
-  for (size_t i = 0; i < n; i++)
-    out[i] = (uint8_t)(hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]));
-  return true;
-}
-
 static int b64val(char c)
 {
   if (c >= 'A' && c <= 'Z')

@@ -16,9 +16,7 @@
 #include <stdint.h>
 
 #include "err.h"
-#include "etag.h"
-#include "s3_xml.h"
-#include "uri.h"
+#include "s3_limits.h"
 
 #define HS_CONTENT_TYPE_MAX 256
 #define HS_USER_META_MAX 2048 /* S3's limit on user metadata */

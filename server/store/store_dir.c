@@ -24,6 +24,7 @@
 
 #include "auth/hash.h"
 #include "store_ops.h"
+#include "uri.h" /* hs_bucket_name_valid, for directories found on open */
 
 #define HDR_SIZE 4096
 #define MAGIC "HSOBJ001"

@@ -3,6 +3,14 @@
 
 #include <sched.h>
 
+unsigned ho_backoff_sleep_us(unsigned round, unsigned max_us)
+{
+  if (round < 128)
+    return 0;
+  unsigned us = 1u << ((round - 128) / 16 < 10 ? (round - 128) / 16 : 10);
+  return us > max_us ? max_us : us;
+}
+
 void ho_backoff(unsigned *round, unsigned max_us)
 {
   unsigned r = (*round)++;
@@ -12,9 +20,6 @@ void ho_backoff(unsigned *round, unsigned max_us)
     sched_yield();
     return;
   }
-  unsigned us = 1u << ((r - 128) / 16 < 10 ? (r - 128) / 16 : 10);
-  if (us > max_us)
-    us = max_us;
-  struct timespec ts = {0, (long)us * 1000};
+  struct timespec ts = {0, (long)ho_backoff_sleep_us(r, max_us) * 1000};
   nanosleep(&ts, 0);
 }

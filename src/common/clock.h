@@ -17,4 +17,9 @@ static inline uint64_t ho_now_ns(void)
  * then back off up to max_us, so short waits are not rounded up to a tick. */
 void ho_backoff(unsigned *round, unsigned max_us);
 
+/* How long ho_backoff sleeps in a given round: 0 for the rounds that spin
+ * (0..63) or yield (64..127), then 1, 2, 4 ... 1024 us, 16 rounds each, at
+ * most max_us. Pure: the tests count sleeps with it on a virtual clock. */
+unsigned ho_backoff_sleep_us(unsigned round, unsigned max_us);
+
 #endif

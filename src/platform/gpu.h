@@ -71,6 +71,12 @@ struct ho_gpu_ops {
  * other device entries return hipObjNotSupported. */
 extern const struct ho_gpu_ops ho_gpu_none_ops;
 
+/* The null table (gpu_none.c): every entry present and hipObjNotSupported
+ * (host_free and event_destroy do nothing). A partial implementation or a
+ * fake starts from it. Ops tables are initialised by position, so that a
+ * missing entry is a compiler warning. */
+extern const struct ho_gpu_ops ho_gpu_null_ops;
+
 /* The production runtimes. Each loads its vendor library with dlopen (by
  * soname) on the first call, never unloads it, and hands every caller the same
  * table. Thread-safe.

@@ -426,19 +426,19 @@ static hipObjOpError_t cuda_flush_rdma_writes(int *native)
 }
 
 static const struct ho_gpu_ops cuda_ops = {
-  .name = "cuda",
-  .device_count = cuda_device_count,
-  .current_device = cuda_current_device,
-  .pci_bus_id = cuda_pci_bus_id,
-  .classify = cuda_classify,
-  .alloc_range = cuda_alloc_range,
-  .host_alloc = cuda_host_alloc,
-  .host_free = cuda_host_free,
-  .copy_async = cuda_copy_async,
-  .event_query = cuda_event_query,
-  .event_destroy = cuda_event_destroy,
-  .export_dmabuf = cuda_export_dmabuf,
-  .flush_rdma_writes = cuda_flush_rdma_writes,
+    "cuda",
+    cuda_device_count,
+    cuda_current_device,
+    cuda_pci_bus_id,
+    cuda_classify,
+    cuda_alloc_range,
+    cuda_host_alloc,
+    cuda_host_free,
+    cuda_copy_async,
+    cuda_event_query,
+    cuda_event_destroy,
+    cuda_export_dmabuf,
+    cuda_flush_rdma_writes,
 };
 
 /* ---- loading ------------------------------------------------------------ */

@@ -365,19 +365,19 @@ static hipObjOpError_t hip_flush_rdma_writes(int *native)
 }
 
 static const struct ho_gpu_ops hip_ops = {
-  .name = "hip",
-  .device_count = hip_device_count,
-  .current_device = hip_current_device,
-  .pci_bus_id = hip_pci_bus_id,
-  .classify = hip_classify,
-  .alloc_range = hip_alloc_range,
-  .host_alloc = hip_host_alloc,
-  .host_free = hip_host_free,
-  .copy_async = hip_copy_async,
-  .event_query = hip_event_query,
-  .event_destroy = hip_event_destroy,
-  .export_dmabuf = hip_export_dmabuf,
-  .flush_rdma_writes = hip_flush_rdma_writes,
+    "hip",
+    hip_device_count,
+    hip_current_device,
+    hip_pci_bus_id,
+    hip_classify,
+    hip_alloc_range,
+    hip_host_alloc,
+    hip_host_free,
+    hip_copy_async,
+    hip_event_query,
+    hip_event_destroy,
+    hip_export_dmabuf,
+    hip_flush_rdma_writes,
 };
 
 /* ---- loading ------------------------------------------------------------ */

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* The host-only GPU runtime, for GPU-less hosts and host buffers: no devices,
  * every pointer is pageable host memory, staging copies are plain memcpy.
- * Also the seam's one shared helper, ho_gpu_format_bus_id(), since this file
- * is always built. */
+ * Also the seam's null table, whose entries all say "not supported" (most
+ * are the host-only runtime's own), and the seam's one shared helper,
+ * ho_gpu_format_bus_id(), since this file is always built. */
 #include "platform/gpu.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "common/hex.h"
 
 /* The one event every copy returns: copies are finished when they return. */
 struct ho_gpu_event {
@@ -96,19 +98,66 @@ static hipObjOpError_t none_flush_rdma_writes(int *native)
 }
 
 const struct ho_gpu_ops ho_gpu_none_ops = {
-  .name = "none",
-  .device_count = none_device_count,
-  .current_device = none_current_device,
-  .pci_bus_id = none_pci_bus_id,
-  .classify = none_classify,
-  .alloc_range = none_alloc_range,
-  .host_alloc = none_host_alloc,
-  .host_free = none_host_free,
-  .copy_async = none_copy_async,
-  .event_query = none_event_query,
-  .event_destroy = none_event_destroy,
-  .export_dmabuf = none_export_dmabuf,
-  .flush_rdma_writes = none_flush_rdma_writes,
+    "none",
+    none_device_count,
+    none_current_device,
+    none_pci_bus_id,
+    none_classify,
+    none_alloc_range,
+    none_host_alloc,
+    none_host_free,
+    none_copy_async,
+    none_event_query,
+    none_event_destroy,
+    none_export_dmabuf,
+    none_flush_rdma_writes,
+};
+
+/* ---- the null table: "not supported" everywhere ----------------------- */
+
+static hipObjOpError_t null_device_count(int *count, int *native)
+{
+  return hipObjNotSupported;
+}
+
+static hipObjOpError_t null_classify(const void *ptr, enum ho_mem_kind *kind,
+                                     int *dev, int *native)
+{
+  return hipObjNotSupported;
+}
+
+static hipObjOpError_t null_host_alloc(size_t size, void **ptr, int *native)
+{
+  return hipObjNotSupported;
+}
+
+static void null_host_free(void *ptr) {}
+
+static hipObjOpError_t null_copy_async(void *dst, const void *src, size_t n,
+                                       struct ho_gpu_event **ev, int *native)
+{
+  return hipObjNotSupported;
+}
+
+static hipObjOpError_t null_event_query(struct ho_gpu_event *ev, int *native)
+{
+  return hipObjNotSupported;
+}
+
+const struct ho_gpu_ops ho_gpu_null_ops = {
+    "null",
+    null_device_count,
+    none_current_device,
+    none_pci_bus_id,
+    null_classify,
+    none_alloc_range,
+    null_host_alloc,
+    null_host_free,
+    null_copy_async,
+    null_event_query,
+    none_event_destroy,
+    none_export_dmabuf,
+    none_flush_rdma_writes,
 };
 
 /* Parses 1 to max_digits hex digits followed by `end` ('\0': the end of the
@@ -118,12 +167,10 @@ static const char *parse_hex_field(const char *s, int max_digits, char end,
 {
   unsigned long v = 0;
   int n = 0;
-  while (isxdigit((unsigned char)s[n])) {
+  for (int d; (d = ho_hex_digit(s[n])) >= 0; n++) {
     if (n == max_digits)
       return NULL;
-    int c = tolower((unsigned char)s[n]);
-    v = v * 16 + (unsigned long)(isdigit(c) ? c - '0' : c - 'a' + 10);
-    n++;
+    v = v * 16 + (unsigned long)d;
   }
   if (n == 0 || s[n] != end)
     return NULL;

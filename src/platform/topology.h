@@ -48,6 +48,9 @@ struct ho_topology {
 };
 
 extern const struct ho_topology_ops ho_topology_sysfs_ops;
+/* The null table (null_ops.c): list_nics hipObjNotSupported, gid_type
+ * HO_GID_UNKNOWN. */
+extern const struct ho_topology_ops ho_topology_null_ops;
 
 /* Fills t for sysfs below root (NULL: the real /sys). */
 hipObjOpError_t ho_topology_sysfs_init(struct ho_topology *t,

@@ -22,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/hex.h"
+
 #define CLASS_DIR "/sys/class/infiniband"
 #define ATTR_MAX 64    /* state, numa_node, link_layer, GID type */
 #define UEVENT_MAX 4096
@@ -98,16 +100,10 @@ static bool parse_int(const char *s, long min, long max, long *out)
   return true;
 }
 
-static bool is_hex(char c)
-{
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-         (c >= 'A' && c <= 'F');
-}
-
 static bool hex_run(const char **s, size_t min, size_t max)
 {
   size_t n = 0;
-  while (is_hex((*s)[n]))
+  while (ho_hex_digit((*s)[n]) >= 0)
     n++;
   *s += n;
   return n >= min && n <= max;
@@ -371,8 +367,8 @@ static enum ho_gid_type gid_type(const struct ho_topology *t, const char *nic,
 }
 
 const struct ho_topology_ops ho_topology_sysfs_ops = {
-    .list_nics = list_nics,
-    .gid_type = gid_type,
+    list_nics,
+    gid_type,
 };
 
 hipObjOpError_t ho_topology_sysfs_init(struct ho_topology *t,

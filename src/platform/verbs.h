@@ -46,6 +46,11 @@ struct ho_verbs_ops {
   int (*poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 };
 
+/* The null table (null_ops.c): every entry present, each failing as its
+ * libibverbs function reports "not supported" (NULL and errno EOPNOTSUPP,
+ * or EOPNOTSUPP returned; poll_cq returns -EOPNOTSUPP). */
+extern const struct ho_verbs_ops ho_verbs_null_ops;
+
 /* libibverbs.so.1 through dlopen, loaded on the first call and never
  * unloaded. NULL if the library is not installed (quietly) or a required
  * symbol is missing (with one line on stderr). Thread-safe. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/le.h"
 
 /* Field offsets of the 44-byte token. Changing any of these changes the
@@ -23,20 +24,8 @@ _Static_assert(OFF_END == HO_TOKEN_BYTES, "token is 44 bytes");
 _Static_assert(OFF_RKEY - OFF_GID == 16, "GID is 16 bytes");
 _Static_assert(HO_TOKEN_HEX == 2 * HO_TOKEN_BYTES, "two digits a byte");
 
-static int hex_value(char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 void ho_token_encode(const struct ho_token *t, char out[HO_TOKEN_HEX + 1])
 {
-  static const char digits[] = "0123456789abcdef";
   uint8_t b[HO_TOKEN_BYTES];
   b[OFF_TRANSPORT] = t->transport;
   ho_put_le(b + OFF_QPN, t->qpn, 4);
@@ -46,24 +35,14 @@ void ho_token_encode(const struct ho_token *t, char out[HO_TOKEN_HEX + 1])
   ho_put_le(b + OFF_LEN, t->len, 8);
   b[OFF_PORT] = t->port;
   ho_put_le(b + OFF_LID, t->lid, 2);
-  for (size_t i = 0; i < HO_TOKEN_BYTES; i++) {
-    out[2 * i] = digits[b[i] >> 4];
-    out[2 * i + 1] = digits[b[i] & 15];
-  }
-  out[HO_TOKEN_HEX] = '\0';
+  ho_hex_encode(b, HO_TOKEN_BYTES, out);
 }
 
 bool ho_token_decode(const char *hex, size_t len, struct ho_token *out)
 {
   uint8_t b[HO_TOKEN_BYTES];
-  if (!hex || !out || len != HO_TOKEN_HEX)
+  if (!out || !ho_hex_decode(hex, len, b, HO_TOKEN_BYTES))
     return false;
-  for (size_t i = 0; i < HO_TOKEN_BYTES; i++) {
-    int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0)
-      return false;
-    b[i] = (uint8_t)(hi << 4 | lo);
-  }
   if (b[OFF_TRANSPORT] != HO_TRANSPORT_DC && b[OFF_TRANSPORT] != HO_TRANSPORT_RC)
     return false;
   struct ho_token t;

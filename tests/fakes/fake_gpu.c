@@ -319,19 +319,19 @@ static hipObjOpError_t fk_flush_rdma_writes(int *native)
 }
 
 const struct ho_gpu_ops fake_gpu_ops = {
-  .name = "fake",
-  .device_count = fk_device_count,
-  .current_device = fk_current_device,
-  .pci_bus_id = fk_pci_bus_id,
-  .classify = fk_classify,
-  .alloc_range = fk_alloc_range,
-  .host_alloc = fk_host_alloc,
-  .host_free = fk_host_free,
-  .copy_async = fk_copy_async,
-  .event_query = fk_event_query,
-  .event_destroy = fk_event_destroy,
-  .export_dmabuf = fk_export_dmabuf,
-  .flush_rdma_writes = fk_flush_rdma_writes,
+    "fake",
+    fk_device_count,
+    fk_current_device,
+    fk_pci_bus_id,
+    fk_classify,
+    fk_alloc_range,
+    fk_host_alloc,
+    fk_host_free,
+    fk_copy_async,
+    fk_event_query,
+    fk_event_destroy,
+    fk_export_dmabuf,
+    fk_flush_rdma_writes,
 };
 
 /* ---- knobs ---------------------------------------------------------------- */

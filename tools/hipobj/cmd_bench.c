@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "buffer.h"
+#include "common/size.h"
 #include "tool.h"
 
 #define MAX_POINTS 16
@@ -63,7 +64,7 @@ static bool parse_sizes(const char *s, struct plan *pl)
   snprintf(copy, sizeof copy, "%s", s ? s : "4K,64K,1M,16M");
   for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     uint64_t v;
-    if (pl->n_sizes == MAX_POINTS || !tool_parse_size(t, &v) || v == 0 ||
+    if (pl->n_sizes == MAX_POINTS || !ho_parse_size(t, &v) || v == 0 ||
         v > HIPOBJ_MAX_BUFFER_SIZE)
       return false;
     pl->sizes[pl->n_sizes++] = v;

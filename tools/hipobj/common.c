@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What the subcommands share: options, sizes, messages, exit codes, and the
  * session (GPU and client) with its explanation of how bytes will move. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/size.h"
 #include "tool.h"
 
 enum {
@@ -63,37 +63,10 @@ void tool_note(const struct tool_opts *o, const char *fmt, ...)
   fputc('\n', stderr);
 }
 
-bool tool_parse_size(const char *s, uint64_t *out)
-{
-  char *end = NULL;
-  if (!s || s[0] < '0' || s[0] > '9')
-    return false;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || !end)
-    return false;
-  unsigned shift = 0;
-  switch (*end) {
-  case 'K': case 'k': shift = 10; end++; break;
-  case 'M': case 'm': shift = 20; end++; break;
-  case 'G': case 'g': shift = 30; end++; break;
-  case 'T': case 't': shift = 40; end++; break;
-  default: break;
-  }
-  if (shift && (*end == 'i' || *end == 'I'))
-    end++;
-  if (shift && (*end == 'B' || *end == 'b'))
-    end++;
-  if (*end || (shift && v > (UINT64_MAX >> shift)))
-    return false;
-  *out = (uint64_t)v << shift;
-  return true;
-}
-
 static bool parse_uint(const char *s, unsigned max, unsigned *out)
 {
   uint64_t v;
-  if (!tool_parse_size(s, &v) || v > max || strpbrk(s, "KkMmGgTt"))
+  if (!ho_parse_uint(s, max, &v))
     return false;
   *out = (unsigned)v;
   return true;
@@ -143,7 +116,7 @@ static bool parse_one(int c, const char *arg, struct tool_opts *o)
     return true;
   }
   case OPT_PART_SIZE:
-    return tool_parse_size(arg, &o->part_size) && o->part_size > 0 &&
+    return ho_parse_size(arg, &o->part_size) && o->part_size > 0 &&
            o->part_size <= HIPOBJ_MAX_BUFFER_SIZE;
   case OPT_CONCURRENCY:
     o->concurrency_list = arg;

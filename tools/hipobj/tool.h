@@ -40,8 +40,6 @@ struct tool_opts {
 /* Parses argv after the subcommand's name. false: a message was printed. */
 bool tool_parse(int argc, char **argv, struct tool_opts *o);
 
-/* "64K", "5M", "1G" (powers of 1024) or plain bytes. */
-bool tool_parse_size(const char *s, uint64_t *out);
 /* "1.50 GiB" */
 void tool_fmt_bytes(double n, char *out, size_t cap);
 double tool_now(void);

@@ -9,31 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
+#include "common/le.h"
 #include "internal.h"
 
 /* The token's length field (bytes 33..40, little-endian; docs/protocol.md):
  * the bytes the server must move. */
 static bool token_length(const char *tok, uint64_t *out)
 {
-  uint64_t v = 0;
-  for (int byte = 40; byte >= 33; byte--) {
-    unsigned x = 0;
-    for (int k = 0; k < 2; k++) {
-      char c = tok[byte * 2 + k];
-      unsigned d;
-      if (c >= '0' && c <= '9')
-        d = (unsigned)(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        d = (unsigned)(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        d = (unsigned)(c - 'A' + 10);
-      else
-        return false;
-      x = x * 16 + d;
-    }
-    v = (v << 8) | x;
-  }
-  *out = v;
+  uint8_t b[8];
+  if (!ho_hex_decode(tok + 2 * 33, 2 * sizeof b, b, sizeof b))
+    return false;
+  *out = ho_get_le(b, (int)sizeof b);
   return true;
 }
 

@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /* Internals of libhipobj_s3, shared between its files (and its unit tests).
+ * The files are layers, lowest first: each calls only files above it in
+ * this list (AGENTS.md, "Layers"), and the sections below come in the same
+ * order.
  *
  *   config.c   the configuration, resolved against the environment
  *   url.c      s3:// URLs, path-style request URLs, URI encoding
- *   s3err.c    S3 XML bodies: error codes, messages a person can act on
- *   request.c  one HTTP exchange on a curl easy handle
+ *   s3err.c    results: S3 XML bodies, error codes, messages a person can
+ *              act on
  *   client.c   the client: hipObjInit, curl handles, counters
+ *   request.c  one HTTP exchange on a curl easy handle
  *   call.c     one request as hipObjOps_t (the RDMA path)
  *   parts.c    a transfer in parts: windows, workers, RDMA or HTTP per part
- *   object.c   HEAD, GET, ranged GET, PUT
  *   multipart.c  multipart upload: create, parts, ETags, complete, abort
+ *   object.c   HEAD, GET, ranged GET, PUT: the public object operations
  */
 #ifndef HO_S3_INTERNAL_H
 #define HO_S3_INTERNAL_H
@@ -116,10 +120,37 @@ hipObjS3Status_t ho_s3_http_failure(const struct ho_s3_settings *s,
 hipObjS3Status_t ho_s3_curl_failure(const struct ho_s3_settings *s,
                                     CURLcode cc, const char *detail,
                                     hipObjS3Result_t *res);
+/* Starts res: zeroed, status Ok. */
+void ho_s3_result_clear(hipObjS3Result_t *res);
 /* Sets res->status and a formatted message; returns the status. */
 hipObjS3Status_t ho_s3_fail(hipObjS3Result_t *res, hipObjS3Status_t st,
                             const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* ---- client.c ----------------------------------------------------------- */
+
+struct hipObjS3Client {
+  struct ho_s3_settings s;
+  char sigv4[HO_S3_REGION_MAX + 16]; /* "aws:amz:REGION:s3" */
+  bool rdma;       /* hipObject is usable */
+  bool owns_init;  /* this client called hipObjInit and will shut it down */
+  hipObjOpError_t init_error;
+  char no_rdma_why[256];
+
+  ho_mutex handles_mu;
+  CURL *idle[HO_S3_IDLE_HANDLES] HO_GUARDED_BY(handles_mu);
+  unsigned n_idle HO_GUARDED_BY(handles_mu);
+
+  atomic_uint_fast64_t rdma_transfers, rdma_bytes;
+  atomic_uint_fast64_t http_transfers, http_bytes;
+  atomic_uint_fast64_t fallbacks_declined, fallbacks_no_rdma;
+  atomic_uint_fast64_t requests;
+};
+
+/* A curl handle with its connection cache, reset; NULL when out of memory. */
+CURL *ho_s3_handle_get(hipObjS3Client_t *c);
+void ho_s3_handle_put(hipObjS3Client_t *c, CURL *h);
+void ho_s3_count(atomic_uint_fast64_t *counter, uint64_t n);
 
 /* ---- request.c ---------------------------------------------------------- */
 
@@ -210,31 +241,6 @@ hipObjS3Status_t ho_s3_req_outcome(struct ho_s3_req *r, CURLcode cc,
                                    hipObjS3Result_t *res);
 void ho_s3_req_cleanup(struct ho_s3_req *r);
 
-/* ---- client.c ----------------------------------------------------------- */
-
-struct hipObjS3Client {
-  struct ho_s3_settings s;
-  char sigv4[HO_S3_REGION_MAX + 16]; /* "aws:amz:REGION:s3" */
-  bool rdma;       /* hipObject is usable */
-  bool owns_init;  /* this client called hipObjInit and will shut it down */
-  hipObjOpError_t init_error;
-  char no_rdma_why[256];
-
-  ho_mutex handles_mu;
-  CURL *idle[HO_S3_IDLE_HANDLES] HO_GUARDED_BY(handles_mu);
-  unsigned n_idle HO_GUARDED_BY(handles_mu);
-
-  atomic_uint_fast64_t rdma_transfers, rdma_bytes;
-  atomic_uint_fast64_t http_transfers, http_bytes;
-  atomic_uint_fast64_t fallbacks_declined, fallbacks_no_rdma;
-  atomic_uint_fast64_t requests;
-};
-
-/* A curl handle with its connection cache, reset; NULL when out of memory. */
-CURL *ho_s3_handle_get(hipObjS3Client_t *c);
-void ho_s3_handle_put(hipObjS3Client_t *c, CURL *h);
-void ho_s3_count(atomic_uint_fast64_t *counter, uint64_t n);
-
 /* ---- call.c ------------------------------------------------------------- */
 
 struct hipObjS3Call {
@@ -310,10 +316,5 @@ void ho_s3_xfer_free(struct ho_s3_xfer *x);
 /* PUT x (already set up, not planned) as a multipart upload. */
 hipObjS3Status_t ho_s3_multipart_put(struct ho_s3_xfer *x,
                                      hipObjS3Result_t *res);
-
-/* ---- object.c ----------------------------------------------------------- */
-
-/* Starts res: zeroed, status Ok. */
-void ho_s3_result_clear(hipObjS3Result_t *res);
 
 #endif

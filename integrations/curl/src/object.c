@@ -9,11 +9,6 @@
 
 #include "internal.h"
 
-void ho_s3_result_clear(hipObjS3Result_t *res)
-{
-  memset(res, 0, sizeof *res);
-}
-
 static hipObjS3Status_t check_args(const hipObjS3Client_t *c,
                                    const char *bucket, const char *key,
                                    hipObjS3Result_t *res)

@@ -108,6 +108,11 @@ bool ho_s3_xml_text(const char *body, size_t len, const char *tag, char *out,
 
 /* ---- messages ----------------------------------------------------------- */
 
+void ho_s3_result_clear(hipObjS3Result_t *res)
+{
+  memset(res, 0, sizeof *res);
+}
+
 hipObjS3Status_t ho_s3_fail(hipObjS3Result_t *res, hipObjS3Status_t st,
                             const char *fmt, ...)
 {
