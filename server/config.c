@@ -14,7 +14,7 @@ enum {
   OPT_NO_RDMA, OPT_LOG_REQUESTS, OPT_MAX_OBJECT, OPT_MAX_HEADER, OPT_MAX_XML,
   OPT_MIN_PART, OPT_MAX_CONN, OPT_IDLE, OPT_SKEW, OPT_MAX_BUCKETS,
   OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
-  OPT_RDMA_DEPTH, OPT_RANDOM_ETAGS, OPT_FAULT_SKIP_FINAL, OPT_HELP,
+  OPT_RDMA_DEPTH, OPT_RDMA_MAX_CONN, OPT_RDMA_IDLE, OPT_RANDOM_ETAGS, OPT_FAULT_SKIP_FINAL, OPT_HELP,
   OPT_VERSION
 };
 
@@ -43,6 +43,8 @@ static const struct option options[] = {
     {"rdma-qps", required_argument, NULL, OPT_RDMA_QPS},
     {"rdma-chunk-size", required_argument, NULL, OPT_RDMA_CHUNK},
     {"rdma-depth", required_argument, NULL, OPT_RDMA_DEPTH},
+    {"rdma-max-connections", required_argument, NULL, OPT_RDMA_MAX_CONN},
+    {"rdma-idle-timeout-ms", required_argument, NULL, OPT_RDMA_IDLE},
     {"fault-skip-final", required_argument, NULL, OPT_FAULT_SKIP_FINAL},
     {"random-etags", no_argument, NULL, OPT_RANDOM_ETAGS},
     {"help", no_argument, NULL, OPT_HELP},
@@ -91,6 +93,11 @@ void hs_config_usage(FILE *f)
       "  --rdma-depth N         work requests in flight per transfer, READ\n"
       "                         depth of a PUT included (default 4, at most\n"
       "                         32)\n"
+      "  --rdma-max-connections N  client connections kept between transfers\n"
+      "                         (default 1024); the least recently used idle\n"
+      "                         one makes room, else 503\n"
+      "  --rdma-idle-timeout-ms MS  close connections idle this long\n"
+      "                         (default 60000)\n"
       "  --fault-skip-final N   testing: the next N RDMA transfers move their\n"
       "                         data but never send the final message\n"
       "\n"
@@ -184,6 +191,8 @@ static void defaults(struct hs_config *c)
   c->rdma_qps = 16;
   c->rdma_chunk_size = 1u << 20;
   c->rdma_depth = 4;
+  c->rdma_max_connections = 1024;
+  c->rdma_idle_timeout_ms = 60000;
 }
 
 static bool set_size(const char *arg, uint64_t min, uint64_t *out)
@@ -232,6 +241,12 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   case OPT_RANDOM_ETAGS: c->random_etags = true; return true;
   case OPT_FAULT_SKIP_FINAL:
     return parse_uint(arg, 1000000, &c->fault_skip_final);
+  case OPT_RDMA_MAX_CONN:
+    return parse_uint(arg, 65536, &c->rdma_max_connections) &&
+           c->rdma_max_connections > 0;
+  case OPT_RDMA_IDLE:
+    return parse_uint(arg, 86400000, &c->rdma_idle_timeout_ms) &&
+           c->rdma_idle_timeout_ms > 0;
   case OPT_RDMA_DEPTH:
     return parse_uint(arg, 32, &c->rdma_depth) && c->rdma_depth > 0;
   case OPT_RDMA_CHUNK:

@@ -37,6 +37,8 @@ struct hs_config {
   unsigned rdma_timeout_ms;
   unsigned rdma_qps;
   unsigned rdma_depth;
+  unsigned rdma_max_connections; /* client connections kept (1024) */
+  unsigned rdma_idle_timeout_ms; /* closed when idle this long (60000) */
   uint64_t rdma_chunk_size;
   unsigned fault_skip_final; /* testing: transfers that never send final */
 };

@@ -62,6 +62,8 @@ enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
                                 .qps = cfg->rdma_qps,
                                 .chunk_size = cfg->rdma_chunk_size,
                                 .depth = cfg->rdma_depth,
+                                .max_connections = cfg->rdma_max_connections,
+                                .idle_timeout_ms = cfg->rdma_idle_timeout_ms,
                                 .ready_timeout_ms = cfg->rdma_timeout_ms,
                                 .rdma_timeout_ms = cfg->rdma_timeout_ms,
                                 .fault_skip_final = cfg->fault_skip_final};
@@ -126,6 +128,25 @@ void hs_rdma_close(struct hs_rdma *r)
 }
 
 const char *hs_rdma_nic(const struct hs_rdma *r) { return r->nic; }
+
+void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
+{
+  struct ho_engine_stats s;
+  ho_engine_get_stats(r->engine, &s);
+  uint64_t transfers = s.completed + s.failed;
+  hs_buf_printf(
+      out,
+      "{\"transfers\":%llu,\"made\":%llu,\"reused\":%llu,\"live\":%u,"
+      "\"idle\":%u,\"retired\":{\"failure\":%llu,\"idle\":%llu,"
+      "\"evicted\":%llu,\"stale\":%llu,\"one_shot\":%llu},"
+      "\"final_failed\":%llu,\"qp_transitions\":%llu}",
+      (unsigned long long)transfers, (unsigned long long)s.conn_made,
+      (unsigned long long)s.conn_reused, s.conn_live, s.conn_idle,
+      (unsigned long long)s.retired_failure, (unsigned long long)s.retired_idle,
+      (unsigned long long)s.retired_evicted, (unsigned long long)s.retired_stale,
+      (unsigned long long)s.retired_one_shot, (unsigned long long)s.final_failed,
+      (unsigned long long)s.qp_transitions);
+}
 
 /* ---- the engine's callbacks, on its thread ------------------------------ */
 

@@ -43,6 +43,10 @@ enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
 void hs_rdma_close(struct hs_rdma *r);
 const char *hs_rdma_nic(const struct hs_rdma *r);
 
+/* The engine's connection counters as a JSON object (the "connections"
+ * member of /_hipobj/stats). */
+void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out);
+
 enum hs_rdma_start {
   HS_RDMA_STARTED,  /* reply holds "200:<server token>" */
   HS_RDMA_BAD_TOKEN,/* malformed: 400, no reply header */

@@ -2,6 +2,7 @@
 /* The admin resources, outside S3's name space (a bucket name cannot start
  * with '_'): GET /_hipobj/stats (JSON counters) and GET /_hipobj/health.
  * They need no signature: they reveal no data, only counts. */
+#include "rdma.h"
 #include "s3_internal.h"
 
 void hs_s3_admin(struct hs_op *op)
@@ -11,7 +12,13 @@ void hs_s3_admin(struct hs_op *op)
   case HS_OP_ADMIN_STATS: {
     struct hs_store_usage u;
     hs_store_usage(op->srv->store, &u);
-    hs_stats_json(op->srv->stats, &u, &r->body);
+    struct hs_buf conns;
+    hs_buf_init(&conns, 0);
+    if (op->srv->rdma)
+      hs_rdma_stats_json(op->srv->rdma, &conns);
+    hs_stats_json(op->srv->stats, &u,
+                  conns.len && !conns.failed ? conns.data : NULL, &r->body);
+    hs_buf_free(&conns);
     hs_resp_header(r, "Content-Type", "application/json");
     hs_resp_header(r, "Cache-Control", "no-store");
     r->status = 200;

@@ -29,7 +29,7 @@ static uint64_t rd(const atomic_uint_fast64_t *c)
 }
 
 void hs_stats_json(const struct hs_stats *s, const struct hs_store_usage *u,
-                   struct hs_buf *out)
+                   const char *conns, struct hs_buf *out)
 {
   static const char *m[] = {"GET", "HEAD", "PUT", "POST", "DELETE", "other"};
   hs_buf_printf(out, "{\"uptime_s\":%lld,\"requests\":{",
@@ -68,6 +68,8 @@ void hs_stats_json(const struct hs_stats *s, const struct hs_store_usage *u,
                 (unsigned long long)rd(&s->rdma_failures));
   hs_buf_printf(out, ",\"auth_failures\":%llu",
                 (unsigned long long)rd(&s->auth_failures));
+  if (conns)
+    hs_buf_printf(out, ",\"connections\":%s", conns);
   if (u)
     hs_buf_printf(out,
                   ",\"store\":{\"buckets\":%llu,\"objects\":%llu,"
@@ -85,7 +87,7 @@ enum hs_err hs_stats_write_file(const char *path, const struct hs_stats *s,
   struct hs_buf b, tmp;
   hs_buf_init(&b, 0);
   hs_buf_init(&tmp, 0);
-  hs_stats_json(s, u, &b);
+  hs_stats_json(s, u, NULL, &b);
   hs_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
   enum hs_err err = HS_ERR_IO;
   if (b.failed || tmp.failed) {

@@ -45,9 +45,10 @@ static inline void hs_stat_add(atomic_uint_fast64_t *c, uint64_t n)
   atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
-/* One JSON object; usage may be NULL. */
+/* One JSON object; usage may be NULL; conns (a JSON object, the RDMA
+ * connection counters) may be NULL. */
 void hs_stats_json(const struct hs_stats *s, const struct hs_store_usage *u,
-                   struct hs_buf *out);
+                   const char *conns, struct hs_buf *out);
 /* Writes the JSON to path through a temporary file and a rename. */
 enum hs_err hs_stats_write_file(const char *path, const struct hs_stats *s,
                                 const struct hs_store_usage *u);

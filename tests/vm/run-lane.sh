@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build/vm
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hipobj hipobj_s3 hipobj_cli \
-  hipobj-test-server get-object put-object hipobj-vmtest hipobj-vmprobe \
+  hipobj-test-server get-object put-object hipobj-vmtest hipobj-vmprobe hipobj-soak \
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("$root"/tests/vm/cases/*.sh "$root"/tools/hipobj/tests/vm/t*.sh)
@@ -25,6 +25,7 @@ exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 400 --timeout 2400 \
   --file "$build/examples/put-object:bin/put-object" \
   --file "$build/tests/vm/hipobj-vmtest:bin/hipobj-vmtest" \
   --file "$build/tests/vm/hipobj-vmprobe:bin/hipobj-vmprobe" \
+  --file "$build/tests/vm/hipobj-soak:bin/hipobj-soak" \
   --file "$(command -v curl):bin/curl" \
   --file "$root/tests/vm/lib.sh:lib.sh" \
   --file "$root/tools/hipobj/tests/vm/vmlib.sh:vmlib.sh" \

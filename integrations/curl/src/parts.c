@@ -134,6 +134,8 @@ static hipObjS3Status_t part_rdma(struct ho_s3_xfer *x, struct ho_s3_part *p,
     return ho_s3_fail(res, hipObjS3InvalidArgument, "upload id too long");
   char *base = x->buf + (p->off / x->window) * x->window;
   off_t in_window = (off_t)(p->off % x->window);
+  /* Ride a connection made for this endpoint (docs/protocol.md, section 5). */
+  hipObjSetPeerHint(x->client->s.endpoint);
   hipObjError_t e =
       x->op == HIPOBJ_RDMA_OP_GET
           ? hipObjGet(NULL, base, (size_t)p->len, in_window,

@@ -1,0 +1,382 @@
+/* SPDX-License-Identifier: MIT */
+/* Persistent connections (docs/protocol.md, section 5) on the simulated
+ * fabric: reuse in steady state with no QP state transition, and every way
+ * the two sides can disagree (another server, a restart, a stale key, a
+ * failure, eviction, idle expiry, a version-1 peer on either side), each
+ * resolved in the same round trip with every byte right. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "fakes/fake_verbs.h"
+#include "fakes/sim_peer.h"
+#include "fakes/world.h"
+#include "hipobj.h"
+#include "instance.h"
+#include "rdma/transport.h"
+
+#define BUF_SIZE (1u << 20)
+#define OBJ_SIZE (1u << 20)
+
+struct fixture {
+  struct world w;
+  struct sim_peer a, b; /* two servers on one device */
+  uint8_t *buf;
+};
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t)((i * 2654435761u + seed) >> 13);
+}
+
+static int make(void **state, const struct ho_engine_config *cfg_b,
+                unsigned client_idle_ms)
+{
+  struct fixture *f = calloc(1, sizeof *f);
+  if (!f || world_create(&f->w, NULL) != 0)
+    return -1;
+  if (client_idle_ms)
+    f->w.opts.idle_timeout_ms = client_idle_ms;
+  if (world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
+    return -1;
+  if (sim_peer_create(&f->a, &f->w.plat, NULL, OBJ_SIZE) != 0 ||
+      sim_peer_create(&f->b, &f->w.plat, cfg_b, OBJ_SIZE) != 0)
+    return -1;
+  fill(f->a.object, OBJ_SIZE, 1);
+  fill(f->b.object, OBJ_SIZE, 2);
+  f->buf = aligned_alloc(4096, BUF_SIZE);
+  if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static int setup(void **state) { return make(state, NULL, 0); }
+
+static int teardown(void **state)
+{
+  struct fixture *f = *state;
+  hipObjBufDeregister(f->buf);
+  hipObjShutdown();
+  sim_peer_destroy(&f->a);
+  sim_peer_destroy(&f->b);
+  world_destroy(&f->w);
+  free(f->buf);
+  free(f);
+  return 0;
+}
+
+/* A GET or PUT of n bytes at object offset off; the bytes are checked. */
+static hipObjOpError_t xfer(struct fixture *f, struct sim_peer *p, int op,
+                            uint64_t off, size_t n)
+{
+  struct sim_request r;
+  sim_request_init(&r, p, op, off, n);
+  if (op == HIPOBJ_RDMA_OP_PUT)
+    fill(f->buf, n, (uint32_t)(off + n));
+  else
+    memset(f->buf, 0xee, n);
+  hipObjOpError_t e = op == HIPOBJ_RDMA_OP_GET
+                          ? hipObjGet(NULL, f->buf, n, 0, &sim_ops, &r).opError
+                          : hipObjPut(NULL, f->buf, n, 0, &sim_ops, &r).opError;
+  if (e == hipObjSuccess)
+    assert_memory_equal(f->buf, p->object + off, n);
+  return e;
+}
+
+static struct ho_pool_stats pool(void)
+{
+  struct ho_pool_stats s;
+  struct ho_instance *inst = ho_instance_get();
+  ho_pool_get_stats(inst->pool, &s);
+  ho_instance_put(inst);
+  return s;
+}
+
+static struct ho_engine_stats engine(struct sim_peer *p)
+{
+  struct ho_engine_stats s;
+  ho_engine_get_stats(p->engine, &s);
+  return s;
+}
+
+static void steady_state_makes_no_transitions(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  uint64_t ct = pool().qp_transitions, st = engine(&f->a).qp_transitions;
+  for (int i = 0; i < 100; i++)
+    assert_int_equal(xfer(f, &f->a, i % 2 ? HIPOBJ_RDMA_OP_PUT : HIPOBJ_RDMA_OP_GET,
+                          (uint64_t)i * 512, 1 + (size_t)i * 977),
+                     hipObjSuccess);
+  struct ho_pool_stats ps = pool();
+  struct ho_engine_stats es = engine(&f->a);
+  assert_int_equal(ps.qp_transitions, ct);
+  assert_int_equal(es.qp_transitions, st);
+  assert_int_equal(ps.connections_made, 1);
+  assert_int_equal(ps.connections_reused, 100);
+  assert_int_equal(es.conn_made, 1);
+  assert_int_equal(es.conn_reused, 100);
+  assert_int_equal(es.completed, 101);
+  assert_int_equal(es.conn_live, 1);
+}
+
+/* With a hint per server, each keeps its own connection. */
+static void two_servers_with_hints(void **state)
+{
+  struct fixture *f = *state;
+  for (int i = 0; i < 20; i++) {
+    struct sim_peer *p = i % 2 ? &f->b : &f->a;
+    hipObjSetPeerHint(i % 2 ? "http://b" : "http://a");
+    assert_int_equal(xfer(f, p, HIPOBJ_RDMA_OP_GET, (uint64_t)i, 8192), hipObjSuccess);
+  }
+  hipObjSetPeerHint(NULL);
+  assert_int_equal(pool().connections_made, 2);
+  assert_int_equal(pool().connections_reused, 18);
+  assert_int_equal(engine(&f->a).conn_reused, 9);
+  assert_int_equal(engine(&f->b).conn_reused, 9);
+}
+
+/* Without hints, a proposal reaches the other server (QP numbers of the
+ * two servers differ, the tag and key do not match): it answers with a new
+ * connection in the same round trip, and the client retires the old one. */
+static void proposal_to_another_server(void **state)
+{
+  struct fixture *f = *state;
+  for (int i = 0; i < 10; i++)
+    assert_int_equal(xfer(f, i % 2 ? &f->b : &f->a, HIPOBJ_RDMA_OP_GET,
+                          (uint64_t)i * 3, 4096),
+                     hipObjSuccess);
+  struct ho_pool_stats ps = pool();
+  assert_int_equal(ps.connections_made, 10);
+  assert_int_equal(ps.connections_reused, 0);
+  assert_int_equal(ps.retired_replaced, 9);
+  assert_int_equal(engine(&f->a).failed + engine(&f->b).failed, 0);
+}
+
+static void server_restart(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  sim_peer_destroy(&f->a);
+  assert_int_equal(sim_peer_create(&f->a, &f->w.plat, NULL, OBJ_SIZE), 0);
+  fill(f->a.object, OBJ_SIZE, 3);
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_PUT, 64, 100), hipObjSuccess);
+  assert_int_equal(pool().retired_replaced, 1);
+  assert_int_equal(engine(&f->a).conn_made, 1);
+  assert_int_equal(engine(&f->a).conn_reused, 1);
+}
+
+/* A token that names a key QP as new (tag 0): the process that announced
+ * it is gone and its QP number was given to a new QP. The server retires
+ * the stale connection and connects anew; the real owner's next proposal
+ * gets a new connection too. */
+static void stale_key_is_retired(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  struct ho_instance *inst = ho_instance_get();
+  struct ho_lease l;
+  assert_int_equal(ho_pool_acquire(inst->pool, false, true, 0, &l), hipObjSuccess);
+  struct ho_token t;
+  ho_conn_token(l.link->spare, &t);
+  t.qpn = ho_token_qpn(&t); /* tag 0: "a new QP" */
+  t.rkey = 1;
+  t.addr = 0x1000;
+  t.len = 64;
+  ho_pool_release(&l);
+  ho_instance_put(inst);
+  char tok[HO_TOKEN_HEX + 1], reply[HO_ENGINE_REPLY_MAX];
+  ho_token_encode(&t, tok);
+  struct sim_request r;
+  sim_request_init(&r, &f->a, HIPOBJ_RDMA_OP_GET, 0, 64);
+  assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
+  assert_int_equal(r.start_result, HO_ENGINE_STARTED);
+  memcpy(reply, r.reply, sizeof reply);
+  struct ho_reply rep;
+  struct ho_conn_offer offer;
+  assert_true(ho_reply_parse(reply, strlen(reply), &rep));
+  assert_true(ho_offer_decode(&rep.peer, &offer));
+  assert_false(offer.reuse);
+  assert_int_equal(engine(&f->a).retired_stale, 1);
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 128, 4096), hipObjSuccess);
+  assert_int_equal(pool().retired_replaced, 1);
+}
+
+/* Any failure retires the connection on both sides; the next transfer
+ * makes a new one. */
+static void failure_retires_both_sides(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  fake_device_force_error(WORLD_CLIENT_NIC, 1, IBV_WC_REM_ACCESS_ERR);
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjRdmaError);
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  assert_int_equal(pool().retired_failure, 1);
+  assert_int_equal(pool().connections_made, 2);
+  for (int i = 0; i < 300 && engine(&f->a).retired_failure == 0; i++)
+    usleep(10000); /* the server's side ends at its RDMA timeout */
+  assert_int_equal(engine(&f->a).retired_failure, 1);
+  assert_int_equal(engine(&f->a).conn_made, 2);
+}
+
+static int setup_small_server(void **state)
+{
+  struct ho_engine_config c = {.max_connections = 1};
+  return make(state, &c, 0);
+}
+
+/* A server with room for one connection evicts the idle one. */
+static void capacity_evicts_least_recently_used(void **state)
+{
+  struct fixture *f = *state;
+  for (int i = 0; i < 6; i++) {
+    hipObjSetPeerHint(i % 2 ? "x" : "y"); /* two links, both to server b */
+    assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  }
+  hipObjSetPeerHint(NULL);
+  assert_int_equal(engine(&f->b).retired_evicted, 5);
+  assert_int_equal(engine(&f->b).conn_live, 1);
+  assert_int_equal(pool().retired_replaced, 4);
+}
+
+static int setup_idle(void **state)
+{
+  struct ho_engine_config c = {.idle_timeout_ms = 50};
+  return make(state, &c, 100);
+}
+
+static void idle_connections_expire(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  usleep(500 * 1000); /* the server's reaper runs every 200 ms */
+  assert_int_equal(engine(&f->b).retired_idle, 1);
+  assert_int_equal(engine(&f->b).conn_live, 0);
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  assert_int_equal(pool().retired_idle, 1); /* the client's own limit */
+  assert_int_equal(pool().connections_made, 2);
+}
+
+static int setup_v1_server(void **state)
+{
+  struct ho_engine_config c = {.fault_v1 = true};
+  return make(state, &c, 0);
+}
+
+/* A version-1 server: every transfer on a new connection, retired after. */
+static void version1_server(void **state)
+{
+  struct fixture *f = *state;
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(xfer(f, &f->b, i % 2 ? HIPOBJ_RDMA_OP_PUT : HIPOBJ_RDMA_OP_GET,
+                          0, 3000),
+                     hipObjSuccess);
+  assert_int_equal(pool().connections_made, 5);
+  assert_int_equal(pool().retired_one_shot, 5);
+  assert_int_equal(pool().connections_reused, 0);
+}
+
+/* A version-1 client (ready version 1, no spare): the server serves it and
+ * retires the connection after the transfer. */
+static void version1_client(void **state)
+{
+  struct fixture *f = *state;
+  struct ho_device *d = NULL;
+  assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
+                   hipObjSuccess);
+  struct ho_conn_attr attr = {8, 8, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn *c = NULL;
+  assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
+  uint8_t *mem = calloc(1, 4096);
+  struct ibv_mr *mr = fake_verbs_ops.reg_mr(d->pd, mem, 4096, attr.qp_access |
+                                                                  IBV_ACCESS_LOCAL_WRITE);
+  struct ho_token t;
+  ho_conn_token(c, &t);
+  t.rkey = mr->rkey;
+  t.addr = (uintptr_t)mem;
+  t.len = 4096;
+  char tok[HO_TOKEN_HEX + 1];
+  ho_token_encode(&t, tok);
+  struct sim_request r;
+  sim_request_init(&r, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
+  struct ho_reply rep;
+  assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
+  uint64_t cookie = rep.peer.addr;
+  assert_int_equal(ho_conn_post_msg_recv(c), hipObjSuccess);
+  assert_int_equal(ho_conn_connect(c, &rep.peer,
+                                   ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
+                                   ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT)),
+                   hipObjSuccess);
+  struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V1,
+                         .cookie = cookie, .bytes = 4096};
+  assert_int_equal(ho_conn_send_msg(c, &ready), hipObjSuccess);
+  bool pending = true;
+  struct ho_msg fin;
+  assert_int_equal(ho_conn_wait_msg(c, &pending, UINT64_MAX, &fin), hipObjSuccess);
+  assert_int_equal(fin.version, HO_PROTO_V1);
+  assert_int_equal(fin.status, HO_FINAL_OK);
+  assert_memory_equal(mem, f->a.object, 4096);
+  for (int i = 0; i < 50 && engine(&f->a).retired_one_shot == 0; i++)
+    usleep(10000);
+  assert_int_equal(engine(&f->a).retired_one_shot, 1);
+  ho_conn_retire(c);
+  ho_conn_destroy(c);
+  fake_verbs_ops.dereg_mr(mr);
+  free(mem);
+  ho_device_close(d);
+}
+
+/* A reply that claims reuse of a connection the client did not propose
+ * fails the transfer; nothing moves. */
+static void offer_not_proposed_fails(void **state)
+{
+  struct fixture *f = *state;
+  char *tok = NULL;
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 4096, HIPOBJ_RDMA_OP_GET, &tok).opError,
+                   hipObjSuccess);
+  struct sim_request r;
+  sim_request_init(&r, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
+  struct ho_reply rep;
+  assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
+  struct ho_conn_offer o = {HO_PROTO_V2, true, 0x8100000000000001ull};
+  ho_offer_encode(&o, &rep.peer);
+  char forged[HO_ENGINE_REPLY_MAX] = "200:";
+  ho_token_encode(&rep.peer, forged + 4);
+  memset(f->buf, 0xee, 4096);
+  assert_int_equal(hipObjCompleteRdmaTransfer(tok, forged, strlen(forged)).opError,
+                   hipObjRdmaError);
+  for (int i = 0; i < 4096; i++)
+    assert_int_equal(f->buf[i], 0xee);
+  assert_int_equal(hipObjPutRdmaToken(tok).opError, hipObjSuccess);
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(steady_state_makes_no_transitions, setup, teardown),
+      cmocka_unit_test_setup_teardown(two_servers_with_hints, setup, teardown),
+      cmocka_unit_test_setup_teardown(proposal_to_another_server, setup, teardown),
+      cmocka_unit_test_setup_teardown(server_restart, setup, teardown),
+      cmocka_unit_test_setup_teardown(stale_key_is_retired, setup, teardown),
+      cmocka_unit_test_setup_teardown(failure_retires_both_sides, setup, teardown),
+      cmocka_unit_test_setup_teardown(capacity_evicts_least_recently_used,
+                                      setup_small_server, teardown),
+      cmocka_unit_test_setup_teardown(idle_connections_expire, setup_idle, teardown),
+      cmocka_unit_test_setup_teardown(version1_server, setup_v1_server, teardown),
+      cmocka_unit_test_setup_teardown(version1_client, setup, teardown),
+      cmocka_unit_test_setup_teardown(offer_not_proposed_fails, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
