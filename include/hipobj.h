@@ -241,6 +241,36 @@ HIPOBJ_API hipObjError_t hipObjCompleteRdmaTransfer(const char *token,
  */
 HIPOBJ_API hipObjError_t hipObjPutRdmaToken(char *token);
 
+/* ---- diagnostics ------------------------------------------------------ */
+
+/* Log levels (hipObjLogCallback_t). Values are ABI. */
+typedef enum {
+  hipObjLogWarning = 1, /* an event no return code can carry */
+  hipObjLogDebug = 2    /* only with HIPOBJ_RDMA_DEBUG */
+} hipObjLogLevel_t;
+
+/* A log line, without the "hipobj: " prefix or a newline. It is valid only
+ * during the call. */
+typedef void (*hipObjLogCallback_t)(void *ctx, hipObjLogLevel_t level,
+                                    const char *message);
+
+/*
+ * hipObjSetLogCallback: send the library's warnings and debug lines to
+ * fn(ctx, level, message) instead of stderr; fn NULL restores stderr, where
+ * each line reads "hipobj: warning: ..." or "hipobj: debug: ...". The
+ * callback runs on the thread that logs, with no lock of the logger held,
+ * possibly while hipObjInit() or another call is in progress on that
+ * thread: it should only copy or route the message, and must not call
+ * hipObjInit() or hipObjShutdown(). It may be called from several threads
+ * at once. hipObjSetLogCallback returns once every call of the previous
+ * callback has returned, so the previous ctx may then be freed. Called
+ * from inside a log callback it returns Busy. Needs no hipObjInit(); the
+ * setting outlives hipObjShutdown().
+ * Errors: Busy. Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjSetLogCallback(hipObjLogCallback_t fn,
+                                              void *ctx);
+
 /* ---- pure helpers ------------------------------------------------------- */
 
 /*
