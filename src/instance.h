@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The instance: all of the library's state, built by hipObjInit() and
  * released when the last call that holds it returns after hipObjShutdown().
- * Everything but pool, buffers and abandoned (each with its own lock) is
- * fixed once built, so the instance itself needs no lock. */
+ * Everything but pool, buffers and abandoned (each with its own lock) and
+ * the atomic counters in stats is fixed once built, so the instance itself
+ * needs no lock. */
 #ifndef HO_INSTANCE_H
 #define HO_INSTANCE_H
 
