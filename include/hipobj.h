@@ -92,10 +92,16 @@ typedef struct {
   const char *region;    /* unused by the library */
   const char *accessKey; /* unused by the library */
   const char *secretKey; /* unused by the library */
-  uint32_t flags;        /* reserved, must be 0 */
+  uint32_t flags;        /* 0, or HIPOBJ_INIT_FIRST_ACTIVE_NIC */
   int gpuDevice;         /* GPU ordinal, or -1 for the current device */
   const char *nicHint;   /* comma-separated RDMA device names, or NULL */
 } hipObjConfig_t;
+
+/* hipObjConfig_t.flags: when there is no nicHint and no NIC is chosen by its
+ * distance from the GPU (no GPU, or no NIC with a PCI bus id), use the first
+ * RDMA device (by name) with an active port rather than failing with
+ * hipObjNicNotFound. */
+#define HIPOBJ_INIT_FIRST_ACTIVE_NIC 0x1u
 
 #define HIPOBJ_RDMA_OP_PUT 0 /* server RDMA READs the buffer */
 #define HIPOBJ_RDMA_OP_GET 1 /* server RDMA WRITEs the buffer */
@@ -112,10 +118,12 @@ typedef struct {
 /*
  * hipObjInit: choose the GPU and the NIC closest to it, open the NIC, build
  * the connection pool (HIPOBJ_MAX_TRANSFERS connections). A host with no GPU
- * needs config->nicHint.
- * Errors: InvalidValue (NULL config, flags != 0, gpuDevice < -1),
- *   AlreadyInitialized, NicNotFound (no GPU and no hint, no matching active
- *   NIC, libibverbs missing), RdmaError (a verbs call failed), InternalError.
+ * needs config->nicHint, or HIPOBJ_INIT_FIRST_ACTIVE_NIC in config->flags.
+ * hipObjGetInfo() says what was chosen and why.
+ * Errors: InvalidValue (NULL config, unknown flags, gpuDevice < -1),
+ *   AlreadyInitialized, NicNotFound (no GPU and no hint or flag, no
+ *   matching active NIC, libibverbs missing), RdmaError (a verbs call
+ *   failed), InternalError.
  * Thread safety: Init-Serial.
  */
 HIPOBJ_API hipObjError_t hipObjInit(const hipObjConfig_t *config);
@@ -252,6 +260,133 @@ HIPOBJ_API hipObjError_t hipObjCompleteRdmaTransfer(const char *token,
  * Errors: InvalidValue (NULL, or not a live token). Thread safety: MT-Safe.
  */
 HIPOBJ_API hipObjError_t hipObjPutRdmaToken(char *token);
+
+/* ---- information and diagnostics -------------------------------------- */
+
+/* The GPU runtime in use (hipObjInfo_t.gpuRuntime). Values are ABI. */
+typedef enum {
+  hipObjGpuRuntimeNone = 0,  /* host memory only */
+  hipObjGpuRuntimeHip = 1,   /* libamdhip64 */
+  hipObjGpuRuntimeCuda = 2,  /* libcuda, the driver API */
+  hipObjGpuRuntimeOther = 3  /* one this header does not name (test doubles) */
+} hipObjGpuRuntime_t;
+
+/* Why hipObjInit() chose its NIC (hipObjInfo_t.nicChoice). Values are ABI. */
+typedef enum {
+  hipObjNicChoiceNone = 0,         /* no instance */
+  hipObjNicChoiceClosestToGpu = 1, /* the active NIC (allowed by nicHint)
+                                      whose PCI bus id is closest to the
+                                      GPU's */
+  hipObjNicChoiceHint = 2,         /* the first name of nicHint, as given: no
+                                      GPU bus id, or no allowed NIC with one */
+  hipObjNicChoiceFirstActive = 3   /* HIPOBJ_INIT_FIRST_ACTIVE_NIC: the first
+                                      NIC by name with an active port */
+} hipObjNicChoice_t;
+
+/* The GID's type (hipObjInfo_t.gidType), as sysfs reports it. ABI. */
+typedef enum {
+  hipObjGidUnknown = 0,
+  hipObjGidIb = 1,      /* an InfiniBand port */
+  hipObjGidRoceV1 = 2,
+  hipObjGidRoceV2 = 3
+} hipObjGidType_t;
+
+/* hipObjInfo_t.regModes: the ways hipObjBufRegister() registers memory. The
+ * device-memory bits name the paths it will try, in this order; whether one
+ * works for a given buffer is known only by trying (hipObjBufRegister). */
+#define HIPOBJ_REG_HOST 0x1u   /* host memory, plain MR (any instance) */
+#define HIPOBJ_REG_DMABUF 0x2u /* device memory, dma-buf MR: a GPU,
+                                  HIPOBJ_DMABUF on, ibv_reg_dmabuf_mr found */
+#define HIPOBJ_REG_PLAIN 0x4u  /* device memory, plain MR (peer memory) */
+#define HIPOBJ_REG_STAGED 0x8u /* device memory through pinned host memory:
+                                  a GPU, HIPOBJ_REQUIRE_GPU_DIRECT off */
+
+#define HIPOBJ_INFO_MAX_ERRORS 32 /* hipObjInfo_t.failures[] entries */
+
+/*
+ * What hipObjGetInfo() reports. ABI rules (as Windows' cbSize and
+ * curl_easy_getinfo): `size` comes first and the caller sets it to
+ * sizeof(hipObjInfo_t) as it was compiled; the library writes the first
+ * min(size, its own sizeof(hipObjInfo_t)) bytes and sets `size` to that.
+ * Fields are only ever appended, never moved, resized or removed, so a
+ * program built against an older header keeps working with a newer library
+ * and the other way round: a field that ends beyond the returned `size` was
+ * not written. Strings are NUL-terminated. Counters count since
+ * hipObjInit(); a shutdown discards them with the instance.
+ */
+typedef struct {
+  uint32_t size;         /* in: sizeof(hipObjInfo_t); out: bytes written */
+  uint32_t initialized;  /* 1: an instance is up; 0: only the version */
+  uint32_t versionMajor; /* the library's, as hipObjGetVersion() */
+  uint32_t versionMinor;
+  uint32_t versionPatch;
+  /* The GPU */
+  int32_t gpuRuntime;    /* hipObjGpuRuntime_t */
+  int32_t gpuDevice;     /* the ordinal in use, -1 for none */
+  char gpuBusId[32];     /* "0000:c1:00.0"; "" without a GPU or unknown */
+  /* The NIC, port and GID, and why */
+  char nicName[64];      /* "mlx5_0" */
+  char nicBusId[32];     /* "" for a virtual device (rxe) or unknown */
+  int32_t nicNumaNode;   /* -1 unknown */
+  int32_t nicChoice;     /* hipObjNicChoice_t */
+  uint32_t port;         /* the first active port */
+  int32_t gidIndex;      /* the GID in use: RoCE v2 IPv4-mapped preferred */
+  uint8_t gid[16];       /* network byte order */
+  int32_t gidType;       /* hipObjGidType_t */
+  uint32_t regModes;     /* HIPOBJ_REG_* bits */
+  uint32_t maxTransfers; /* connections (HIPOBJ_MAX_TRANSFERS) */
+  /* Counters: hipObjGet(), hipObjPut() and hipObjCompleteRdmaTransfer()
+   * calls that found an instance, counted when they return. transfers ==
+   * transfersSucceeded + the sum of failures[]. */
+  uint64_t transfers;
+  uint64_t transfersSucceeded;
+  uint64_t bytesGet;     /* moved by successful GETs (into buffers) */
+  uint64_t bytesPut;     /* moved by successful PUTs (out of buffers) */
+  uint64_t failures[HIPOBJ_INFO_MAX_ERRORS]; /* by hipObjOpError_t; codes
+                                                from 31 count in [31] */
+  /* New fields are appended here. */
+} hipObjInfo_t;
+
+/*
+ * hipObjGetInfo: what the library chose and counted: version, GPU runtime
+ * and device, NIC, port, GID and why, registration modes, transfer
+ * counters. Set info->size first (memset the struct to 0 and set size to
+ * sizeof *info). Without an instance (before hipObjInit, after
+ * hipObjShutdown) it succeeds with `initialized` 0, the version filled,
+ * gpuDevice, nicNumaNode and gidIndex -1 and every other field 0. The
+ * counters are read one by one, not as one snapshot.
+ * Errors: InvalidValue (NULL, size smaller than this header's first
+ *   hipObjInfo_t, 488 bytes). Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjGetInfo(hipObjInfo_t *info);
+
+/* Log levels (hipObjLogCallback_t). Values are ABI. */
+typedef enum {
+  hipObjLogWarning = 1, /* an event no return code can carry */
+  hipObjLogDebug = 2    /* only with HIPOBJ_RDMA_DEBUG */
+} hipObjLogLevel_t;
+
+/* A log line, without the "hipobj: " prefix or a newline. It is valid only
+ * during the call. */
+typedef void (*hipObjLogCallback_t)(void *ctx, hipObjLogLevel_t level,
+                                    const char *message);
+
+/*
+ * hipObjSetLogCallback: send the library's warnings and debug lines to
+ * fn(ctx, level, message) instead of stderr; fn NULL restores stderr, where
+ * each line reads "hipobj: warning: ..." or "hipobj: debug: ...". The
+ * callback runs on the thread that logs, with no lock of the logger held,
+ * possibly while hipObjInit() or another call is in progress on that
+ * thread: it should only copy or route the message, and must not call
+ * hipObjInit() or hipObjShutdown(). It may be called from several threads
+ * at once. hipObjSetLogCallback returns once every call of the previous
+ * callback has returned, so the previous ctx may then be freed. Called
+ * from inside a log callback it returns Busy. Needs no hipObjInit(); the
+ * setting outlives hipObjShutdown().
+ * Errors: Busy. Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjSetLogCallback(hipObjLogCallback_t fn,
+                                              void *ctx);
 
 /* ---- pure helpers ------------------------------------------------------- */
 

@@ -30,7 +30,8 @@ static hipObjError_t mk(hipObjOpError_t op, int native)
 
 hipObjError_t hipObjInit(const hipObjConfig_t *config)
 {
-  if (!config || config->flags != 0 || config->gpuDevice < -1)
+  if (!config || (config->flags & ~HIPOBJ_INIT_FIRST_ACTIVE_NIC) != 0 ||
+      config->gpuDevice < -1)
     return mk(hipObjInvalidValue, 0);
   struct ho_options opts;
   ho_options_from_env(&opts);
@@ -274,6 +275,7 @@ static hipObjError_t public_transfer(const void *ptr, size_t size, off_t offset,
     return mk(hipObjNotInitialized, 0);
   int native = 0;
   hipObjOpError_t e = transfer(inst, ptr, size, offset, op, ops, ctx, &native);
+  ho_stats_transfer(&inst->stats, op, size, e);
   ho_instance_put(inst);
   return mk(e, native);
 }
@@ -402,6 +404,7 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   x->lease.failed = exchange_failed_midway(e, status);
   if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(x->inst, x->buf, &native);
+  ho_stats_transfer(&x->inst->stats, x->op, x->size, e);
   ho_pool_release(&x->lease);
   ho_mutex_lock(&app_mu);
   x->state = APP_DONE;

@@ -79,7 +79,9 @@ static hipObjOpError_t choose_nic(const struct ho_platform *p,
   size_t n = 0;
   if (p->topo->ops->list_nics(p->topo, nics, HO_MAX_NICS, &n) != hipObjSuccess)
     n = 0;
-  return ho_select_nic(nics, n, c->gpu_bus_id, cfg->nicHint, c->nic);
+  return ho_choose_nic(nics, n, c->gpu_bus_id, cfg->nicHint,
+                       cfg->flags & HIPOBJ_INIT_FIRST_ACTIVE_NIC, c->nic,
+                       &c->nic_choice);
 }
 
 static hipObjOpError_t build(const struct ho_platform *plat,
@@ -98,6 +100,9 @@ static hipObjOpError_t build(const struct ho_platform *plat,
     e = choose_nic(plat, cfg, &inst->config);
   if (e == hipObjSuccess)
     e = ho_device_open(plat->verbs, plat->topo, inst->config.nic, &inst->dev);
+  if (e == hipObjSuccess)
+    inst->config.gid_type = plat->topo->ops->gid_type(
+        plat->topo, inst->dev->name, inst->dev->port, inst->dev->gid_index);
   if (e == hipObjSuccess)
     e = ho_pool_create(inst->dev, &client_conn_attr, &(struct ho_pool_config){
                            .max_leases = opts->max_transfers,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The instance: all of the library's state, built by hipObjInit() and
  * released when the last call that holds it returns after hipObjShutdown().
- * Everything but pool, buffers and abandoned (each with its own lock) is
- * fixed once built, so the instance itself needs no lock. */
+ * Everything but pool, buffers and abandoned (each with its own lock) and
+ * the atomic counters in stats is fixed once built, so the instance itself
+ * needs no lock. */
 #ifndef HO_INSTANCE_H
 #define HO_INSTANCE_H
 
@@ -10,22 +11,27 @@
 
 #include "abandoned.h"
 #include "buffer.h"
+#include "nic_choice.h"
 #include "options.h"
 #include "platform/platform.h"
 #include "rdma/pool.h"
 #include "rdma/transport.h"
+#include "stats.h"
 
 struct ho_config {
   int gpu;                         /* chosen GPU, -1 for none */
   char gpu_bus_id[HO_BUS_ID_MAX];  /* "" without a GPU */
   char nic[HO_NIC_NAME_MAX];
+  struct ho_nic_choice nic_choice; /* why, and where the NIC is */
+  enum ho_gid_type gid_type;       /* of the device's GID */
 };
 
 struct ho_instance {
   atomic_uint refs;
   struct ho_platform plat;
   struct ho_options opts;
-  struct ho_config config; /* what init chose; read by tests only */
+  struct ho_config config; /* what init chose (hipObjGetInfo) */
+  struct ho_stats stats;    /* atomic counters */
   struct ho_device *dev;
   struct ho_pool *pool;
   struct ho_buffers *buffers;

@@ -24,6 +24,7 @@
 #include "common/log.h"
 #include "common/thread_safety.h"
 #include "platform/cuda_abi.h"
+#include "platform/sonames.h"
 
 #define CU_MAX_DEVICES 64
 
@@ -507,7 +508,7 @@ static bool resolve_all(void *lib)
 
 static void cuda_load_once(void)
 {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void *lib = dlopen(HO_CUDA_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     ho_debug("CUDA not used: %s", dlerror());
     return;

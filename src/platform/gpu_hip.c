@@ -27,6 +27,7 @@
 
 #include "common/log.h"
 #include "platform/hip_abi.h"
+#include "platform/sonames.h"
 
 #define HIP_MAX_DEVICES 64
 
@@ -50,9 +51,7 @@ static const struct hip_symbol hip_symbols[] = {
 #undef HO_HIP_ENTRY
 };
 
-static const char *const hip_sonames[] = {"libamdhip64.so.7",
-                                          "libamdhip64.so.6",
-                                          "libamdhip64.so.5"};
+static const char *const hip_sonames[] = HO_HIP_SONAMES;
 
 /* Written once, inside pthread_once, and read-only afterwards. */
 static struct hip_api hip;
@@ -430,7 +429,7 @@ static void hip_load_once(void)
   if (!libs[HO_HIP_LIB])
     return;
   /* Loaded by libamdhip64 already; only the dma-buf export comes from it. */
-  libs[HO_HSA_LIB] = dlopen("libhsa-runtime64.so.1", RTLD_NOW | RTLD_LOCAL);
+  libs[HO_HSA_LIB] = dlopen(HO_HSA_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!resolve_all(libs, soname)) {
     memset(&hip, 0, sizeof hip);
     return; /* left loaded: its constructors have run */

@@ -20,8 +20,7 @@
 #include <string.h>
 
 #include "common/log.h"
-
-#define HO_VERBS_SONAME "libibverbs.so.1"
+#include "platform/sonames.h"
 
 #define REQUIRED true
 #define OPTIONAL false

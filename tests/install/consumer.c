@@ -18,6 +18,14 @@ int main(void)
   e = hipObjGet(NULL, buf, sizeof buf, 0, NULL, NULL);
   if (e.opError != hipObjNotInitialized && e.opError != hipObjInvalidValue)
     return 3;
+  /* The information query answers before init, with the version. */
+  hipObjInfo_t info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  e = hipObjGetInfo(&info);
+  if (e.opError != hipObjSuccess || info.size != sizeof info ||
+      info.initialized || info.versionMajor != HIPOBJ_VERSION_MAJOR)
+    return 4;
   printf("consumer: hipObject %s, %s\n", hipObjGetVersionString(),
          hipObjGetErrorString(hipObjBusy));
   return strcmp(hipObjGetVersionString(), "") == 0;

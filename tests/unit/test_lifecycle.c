@@ -45,7 +45,7 @@ static void before_init(void **state)
   assert_null(tok);
   assert_int_equal(hipObjInit(NULL).opError, hipObjInvalidValue);
   hipObjConfig_t cfg = {0};
-  cfg.flags = 1;
+  cfg.flags = 0x80000000u; /* not a flag */
   assert_int_equal(hipObjInit(&cfg).opError, hipObjInvalidValue);
   cfg.flags = 0;
   cfg.gpuDevice = -2;

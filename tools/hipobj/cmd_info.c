@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* hipobj info: what hipObject finds on this host and what it would do.
  *
- * Facts the public API does not give come from where any user would look:
- * GPU runtimes through dlopen, RDMA devices from sysfs. What hipObject
- * chooses is not guessed: info initialises it and reads the GID and port
- * of a token it mints (docs/protocol.md, section 2), and tries a GPU-direct
- * registration with HIPOBJ_REQUIRE_GPU_DIRECT set. */
+ * GPU runtimes are shown through the command's own loader (gpu.c, with the
+ * library's list of sonames). What hipObject chooses is not guessed or
+ * recomputed: info initialises it and prints hipObjGetInfo() (the NIC,
+ * port, GID and why), and tries a GPU-direct registration with
+ * HIPOBJ_REQUIRE_GPU_DIRECT set. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sysfs.h"
+#include "../../src/platform/sonames.h"
+#include "info_print.h"
 #include "tool.h"
 
 static const char usage[] =
@@ -36,146 +37,63 @@ static void print_runtime(const char *which, const char *lib)
   tool_gpu_close(g);
 }
 
+/* The HIP runtime the library would open: the first of its list. */
+static const char *hip_soname(void)
+{
+  static const char *const names[] = HO_HIP_SONAMES;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (tool_lib_present(names[i]))
+      return names[i];
+  return names[0];
+}
+
 static void print_gpus(void)
 {
   const char *rt = getenv("HIPOBJ_GPU_RUNTIME");
   printf("GPU runtimes (HIPOBJ_GPU_RUNTIME=%s):\n", rt && rt[0] ? rt : "auto");
-  print_runtime("cuda", "libcuda.so.1");
-  print_runtime("hip", "libamdhip64.so");
+  print_runtime("cuda", HO_CUDA_SONAME);
+  print_runtime("hip", hip_soname());
 }
 
-/* ---- RDMA devices ------------------------------------------------------- */
+/* ---- RDMA ------------------------------------------------------------- */
 
-static void print_port(const struct tool_port *p)
+static void print_rdma(void)
 {
-  char gid[64];
-  printf("    port %d: %s, %s\n", p->num, p->state,
-         p->link_layer[0] ? p->link_layer : "?");
-  for (int i = 0; i < p->n_gids; i++) {
-    const struct tool_gid *g = &p->gids[i];
-    tool_gid_text(g->raw, gid, sizeof gid);
-    printf("      GID %-3d %-40s %-12s %s\n", g->index, gid, g->type, g->ndev);
-  }
-}
-
-static int print_nics(struct tool_nic *nics)
-{
-  char dir[512];
-  bool verbs = tool_lib_present("libibverbs.so.1");
-  printf("RDMA:\n  libibverbs.so.1: %s", verbs ? "found" : "not found");
+  bool verbs = tool_lib_present(HO_VERBS_SONAME);
+  printf("RDMA:\n  %s: %s", HO_VERBS_SONAME, verbs ? "found" : "not found");
   if (verbs)
     printf(" (ibv_reg_dmabuf_mr: %s)",
-           tool_lib_has("libibverbs.so.1", "ibv_reg_dmabuf_mr") ? "yes"
-                                                                : "no");
+           tool_lib_has(HO_VERBS_SONAME, "ibv_reg_dmabuf_mr") ? "yes" : "no");
   printf("\n");
-  int n = tool_sysfs_nics(nics, TOOL_MAX_NICS);
-  if (n == 0)
-    printf("  no RDMA device under %s: get and put will use plain HTTP\n",
-           tool_sysfs_class_dir(dir, sizeof dir));
-  for (int i = 0; i < n; i++) {
-    printf("  %s  PCI %s  NUMA %d\n", nics[i].name,
-           nics[i].bus[0] ? nics[i].bus : "- (virtual)", nics[i].numa);
-    for (int p = 0; p < nics[i].n_ports; p++)
-      print_port(&nics[i].ports[p]);
-  }
-  return n;
 }
 
 /* ---- what hipObject chooses --------------------------------------------- */
 
-static unsigned hexval(char c)
+/* hipObjInit as get and put would call it (the first active NIC when there
+ * is neither a GPU nor a hint), then the library's own account of what it
+ * chose and why. */
+static void print_choice(const struct tool_opts *o)
 {
-  return (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-}
-
-/* The GID (bytes 5..20) and port (byte 41) of a token. */
-static void token_gid(const char *tok, uint8_t gid[16], int *port)
-{
-  for (int i = 0; i < 16; i++)
-    gid[i] = (uint8_t)(hexval(tok[(5 + i) * 2]) << 4 |
-                       hexval(tok[(5 + i) * 2 + 1]));
-  *port = (int)(hexval(tok[82]) << 4 | hexval(tok[83]));
-}
-
-static void name_gid(const struct tool_nic *nics, int n, const uint8_t gid[16],
-                     int port)
-{
-  char text[64];
-  tool_gid_text(gid, text, sizeof text);
-  for (int i = 0; i < n; i++)
-    for (int p = 0; p < nics[i].n_ports; p++) {
-      const struct tool_port *tp = &nics[i].ports[p];
-      for (int g = 0; tp->num == port && g < tp->n_gids; g++)
-        if (!memcmp(tp->gids[g].raw, gid, 16)) {
-          printf("  chosen: %s port %d, GID %d %s (%s%s%s)\n", nics[i].name,
-                 port, tp->gids[g].index, text, tp->gids[g].type,
-                 tp->gids[g].ndev[0] ? ", " : "", tp->gids[g].ndev);
-          return;
-        }
-    }
-  printf("  chosen: port %d, GID %s\n", port, text);
-}
-
-/* Mints a token for a small host buffer and reads the GID it carries. */
-static void probe_choice(const struct tool_nic *nics, int n)
-{
-  static char buf[4096];
-  char *tok = NULL;
-  uint8_t gid[16];
-  int port = 0;
-  hipObjError_t e = hipObjBufRegisterHost(buf, sizeof buf);
-  if (e.opError == hipObjSuccess)
-    e = hipObjGetRdmaToken(buf, sizeof buf, HIPOBJ_RDMA_OP_GET, &tok);
-  if (e.opError != hipObjSuccess || !tok) {
-    printf("  could not mint a token: %s\n", hipObjGetErrorString(e.opError));
-  } else {
-    token_gid(tok, gid, &port);
-    name_gid(nics, n, gid, port);
-    hipObjPutRdmaToken(tok);
-  }
-  hipObjBufDeregister(buf);
-}
-
-static void print_rules(const struct tool_opts *o, bool auto_nic)
-{
-  if (auto_nic)
-    printf("  why: no GPU, so hipObjInit needs a NIC name; hipobj passes the "
-           "first active device (choose with --nic)\n");
-  else if (o->nic)
-    printf("  why: the closest NIC to the GPU by PCI bus id among --nic %s "
-           "(without a GPU, the first name)\n", o->nic);
-  else
-    printf("  why: the active NIC closest to the GPU by PCI bus id (the "
-           "longest common prefix)\n");
-  printf("  GID preference: RoCE v2 IPv4-mapped > v2 global > v2 link-local "
-         "> v1 global > v1 link-local\n");
-}
-
-static void print_choice(const struct tool_opts *o, const struct tool_nic *nics,
-                         int n)
-{
-  char nic[64] = "";
   hipObjConfig_t cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.gpuDevice = o->gpu;
   cfg.nicHint = o->nic;
+  cfg.flags = HIPOBJ_INIT_FIRST_ACTIVE_NIC;
   printf("Selection (hipObjInit, gpuDevice %d%s%s):\n", o->gpu,
          o->nic ? ", nicHint " : "", o->nic ? o->nic : "");
   hipObjError_t e = hipObjInit(&cfg);
-  bool auto_nic = false;
-  if (e.opError == hipObjNicNotFound && !o->nic &&
-      tool_first_active_nic(nic, sizeof nic)) {
-    cfg.nicHint = nic;
-    e = hipObjInit(&cfg);
-    auto_nic = e.opError == hipObjSuccess;
-  }
   if (e.opError != hipObjSuccess) {
     printf("  hipObjInit failed: %s%s\n", hipObjGetErrorString(e.opError),
-           n == 0 ? " (no RDMA device): get and put use plain HTTP" : "");
+           e.opError == hipObjNicNotFound
+               ? " (no usable RDMA device): get and put use plain HTTP"
+               : "");
     return;
   }
-  probe_choice(nics, n);
-  print_rules(o, auto_nic);
+  hipObjInfo_t info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  if (hipObjGetInfo(&info).opError == hipObjSuccess)
+    tool_info_print(stdout, &info);
   hipObjShutdown();
 }
 
@@ -188,10 +106,10 @@ static void probe_gpu_direct(const struct tool_opts *o)
   struct tool_gpu *g = tool_gpu_open("auto", why, sizeof why);
   printf("GPU-direct RDMA (dma-buf):\n");
   printf("  CUDA cuMemGetHandleForAddressRange: %s\n",
-         tool_lib_has("libcuda.so.1", "cuMemGetHandleForAddressRange") ? "yes"
+         tool_lib_has(HO_CUDA_SONAME, "cuMemGetHandleForAddressRange") ? "yes"
                                                                        : "no");
   printf("  HSA hsa_amd_portable_export_dmabuf: %s\n",
-         tool_lib_has("libhsa-runtime64.so.1",
+         tool_lib_has(HO_HSA_SONAME,
                       "hsa_amd_portable_export_dmabuf") ? "yes" : "no");
   if (!g || !tool_gpu_select(g, gpu)) {
     printf("  registration test: skipped (%s)\n", g ? "no such GPU" : why);
@@ -265,20 +183,21 @@ int cmd_info(int argc, char **argv)
     fputs(usage, stderr);
     return EXIT_USAGE;
   }
-  struct tool_nic *nics = calloc(TOOL_MAX_NICS, sizeof *nics);
-  if (!nics)
-    return EXIT_FAILED;
-  printf("hipObject %s (hipobj %s)\n\n", hipObjGetVersionString(),
+  hipObjInfo_t info; /* before hipObjInit: the version only */
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  hipObjGetInfo(&info);
+  printf("hipObject %u.%u.%u (hipobj %s)\n\n", (unsigned)info.versionMajor,
+         (unsigned)info.versionMinor, (unsigned)info.versionPatch,
          HIPOBJ_TOOL_VERSION);
   print_gpus();
   printf("\n");
-  int n = print_nics(nics);
+  print_rdma();
   printf("\n");
-  print_choice(&o, nics, n);
+  print_choice(&o);
   printf("\n");
   probe_gpu_direct(&o);
   printf("\n");
   print_options(&o);
-  free(nics);
   return EXIT_OK;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/platform/sonames.h"
+
 /* ---- CUDA driver API --------------------------------------------------- */
 
 typedef int cu_result;
@@ -67,19 +69,19 @@ struct tool_gpu {
   } hip;
 };
 
-static const char *const hip_names[] = {"libamdhip64.so.6", "libamdhip64.so.5",
-                                        "libamdhip64.so"};
+/* The library's list: the command finds HIP wherever the library does. */
+static const char *const hip_names[] = HO_HIP_SONAMES;
 
 static bool load_cuda(struct tool_gpu *g, char *why, size_t len)
 {
-  g->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  g->lib = dlopen(HO_CUDA_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!g->lib) {
-    snprintf(why, len, "libcuda.so.1 not found");
+    snprintf(why, len, "%s not found", HO_CUDA_SONAME);
     return false;
   }
 #define LOAD(name, ret, args)                                                \
   if (!(*(void **)&g->cu.name = dlsym(g->lib, #name))) {                     \
-    snprintf(why, len, "libcuda.so.1 lacks %s", #name);                      \
+    snprintf(why, len, "%s lacks %s", HO_CUDA_SONAME, #name);                \
     return false;                                                            \
   }
   CUDA_SYMBOLS(LOAD)

@@ -58,6 +58,7 @@ struct tool_session {
   hipObjS3Client_t *client;
   hipObjS3DeviceOps_t dev_ops;
   char nic_auto[64]; /* the NIC picked when the host has no GPU */
+  bool owns_init;    /* the session initialised hipObject for the glue */
   struct tool_progress *progress;
 };
 
@@ -86,9 +87,6 @@ struct tool_progress *tool_progress_new(const char *label);
 void tool_progress_free(struct tool_progress *p);
 int tool_progress_cb(void *ctx, uint64_t done, uint64_t total);
 void tool_progress_done(struct tool_progress *p);
-
-/* RDMA devices from sysfs: the first active one, for hosts with no GPU. */
-bool tool_first_active_nic(char *out, size_t cap);
 
 int cmd_get(int argc, char **argv);
 int cmd_put(int argc, char **argv);

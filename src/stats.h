@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Transfer counters of an instance, for hipObjGetInfo(). Lock-free: each
+ * counter is a relaxed atomic, read one by one. New counters are added here
+ * and appended to hipObjInfo_t (include/hipobj.h). */
+#ifndef HO_STATS_H
+#define HO_STATS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "hipobj.h"
+
+struct ho_stats {
+  atomic_uint_fast64_t transfers;
+  atomic_uint_fast64_t succeeded;
+  atomic_uint_fast64_t bytes_get;
+  atomic_uint_fast64_t bytes_put;
+  atomic_uint_fast64_t failures[HIPOBJ_INFO_MAX_ERRORS];
+};
+
+/* One transfer returned with e: op is HIPOBJ_RDMA_OP_GET or _PUT, size its
+ * bytes (counted only on success). MT-Safe. */
+void ho_stats_transfer(struct ho_stats *s, int op, uint64_t size,
+                       hipObjOpError_t e);
+
+/* Copies the counters into their fields of *out. MT-Safe. */
+void ho_stats_read(struct ho_stats *s, hipObjInfo_t *out);
+
+#endif

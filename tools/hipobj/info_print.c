@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+#include "info_print.h"
+
+#include <string.h>
+
+void tool_gid_text(const uint8_t raw[16], char *out, size_t cap)
+{
+  static const uint8_t v4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (memcmp(raw, v4, sizeof v4) == 0) {
+    snprintf(out, cap, "::ffff:%u.%u.%u.%u", raw[12], raw[13], raw[14],
+             raw[15]);
+    return;
+  }
+  size_t o = 0;
+  for (int i = 0; i < 16 && o < cap; i += 2) {
+    int n = snprintf(out + o, cap - o, "%s%02x%02x", i ? ":" : "", raw[i],
+                     raw[i + 1]);
+    if (n < 0)
+      break;
+    o += (size_t)n;
+  }
+}
+
+const char *tool_nic_reason(const hipObjInfo_t *info)
+{
+  switch (info->nicChoice) {
+  case hipObjNicChoiceClosestToGpu:
+    return "the active NIC closest to the GPU by PCI bus id";
+  case hipObjNicChoiceHint:
+    return "the first name of the NIC hint (no GPU bus id to compare)";
+  case hipObjNicChoiceFirstActive:
+    return "the first active RDMA device: no hint, and none closer to a GPU "
+           "(choose with --nic)";
+  default:
+    return "unknown";
+  }
+}
+
+static const char *runtime_name(int32_t rt)
+{
+  switch (rt) {
+  case hipObjGpuRuntimeNone:
+    return "none";
+  case hipObjGpuRuntimeHip:
+    return "HIP";
+  case hipObjGpuRuntimeCuda:
+    return "CUDA";
+  default:
+    return "other";
+  }
+}
+
+static const char *gid_type_name(int32_t t)
+{
+  switch (t) {
+  case hipObjGidIb:
+    return "IB";
+  case hipObjGidRoceV1:
+    return "RoCE v1";
+  case hipObjGidRoceV2:
+    return "RoCE v2";
+  default:
+    return "type unknown";
+  }
+}
+
+static void print_reg_modes(FILE *out, uint32_t m)
+{
+  fprintf(out, "  registration: host memory %s; device memory:",
+          m & HIPOBJ_REG_HOST ? "plain" : "no");
+  if (!(m & (HIPOBJ_REG_DMABUF | HIPOBJ_REG_PLAIN | HIPOBJ_REG_STAGED)))
+    fprintf(out, " no GPU");
+  if (m & HIPOBJ_REG_DMABUF)
+    fprintf(out, " dma-buf,");
+  if (m & HIPOBJ_REG_PLAIN)
+    fprintf(out, " plain,");
+  if (m & HIPOBJ_REG_STAGED)
+    fprintf(out, " staged,");
+  fprintf(out, "%s\n", m & (HIPOBJ_REG_DMABUF | HIPOBJ_REG_PLAIN |
+                            HIPOBJ_REG_STAGED) ? " tried in this order" : "");
+}
+
+void tool_info_print(FILE *out, const hipObjInfo_t *i)
+{
+  char gid[64];
+  if (i->gpuDevice >= 0)
+    fprintf(out, "  GPU: %d (%s), PCI %s\n", i->gpuDevice,
+            runtime_name(i->gpuRuntime), i->gpuBusId[0] ? i->gpuBusId : "?");
+  else
+    fprintf(out, "  GPU: none (runtime %s): host memory only\n",
+            runtime_name(i->gpuRuntime));
+  fprintf(out, "  NIC: %s, PCI %s, NUMA %d\n", i->nicName,
+          i->nicBusId[0] ? i->nicBusId : "- (virtual)", (int)i->nicNumaNode);
+  fprintf(out, "  why: %s\n", tool_nic_reason(i));
+  tool_gid_text(i->gid, gid, sizeof gid);
+  fprintf(out, "  port %u, GID %d %s (%s)\n", (unsigned)i->port,
+          (int)i->gidIndex, gid, gid_type_name(i->gidType));
+  fprintf(out, "  GID preference: RoCE v2 IPv4-mapped > v2 global > v2 "
+               "link-local > v1 global > v1 link-local\n");
+  print_reg_modes(out, i->regModes);
+  fprintf(out, "  connections: %u\n", (unsigned)i->maxTransfers);
+}
