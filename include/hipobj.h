@@ -344,6 +344,17 @@ typedef struct {
   uint64_t bytesPut;     /* moved by successful PUTs (out of buffers) */
   uint64_t failures[HIPOBJ_INFO_MAX_ERRORS]; /* by hipObjOpError_t; codes
                                                 from 31 count in [31] */
+  /* Connections (docs/protocol.md, section 5); since 0.2.0, offset 488. */
+  uint64_t connectionsMade;   /* new connections */
+  uint64_t connectionsReused; /* transfers that rode an existing one */
+  uint64_t retiredFailure;    /* connections retired after a failure */
+  uint64_t retiredIdle;       /* ... idle longer than HIPOBJ_IDLE_TIMEOUT_MS */
+  uint64_t retiredEvicted;    /* ... to make room for another peer's */
+  uint64_t retiredReplaced;   /* ... the server did not recognise them */
+  uint64_t retiredOneShot;    /* ... a version-1 server's, after one use */
+  uint64_t qpTransitions;     /* QP state changes made by this instance */
+  uint32_t connectionsLive;   /* connected now */
+  uint32_t connectionsIdle;   /* connected and not leased */
   /* New fields are appended here. */
 } hipObjInfo_t;
 

@@ -20,6 +20,10 @@ _Static_assert(offsetof(hipObjInfo_t, maxTransfers) == 196, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, transfers) == 200, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, failures) == 232, "hipObjInfo_t");
 _Static_assert(sizeof(hipObjInfo_t) >= HO_INFO_SIZE_0, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, connectionsMade) == HO_INFO_SIZE_0,
+               "appended after failures");
+_Static_assert(offsetof(hipObjInfo_t, connectionsLive) == 552, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjInfo_t) == 560, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -81,6 +85,18 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
   o->regModes = reg_modes(inst);
   o->maxTransfers = inst->opts.max_transfers;
   ho_stats_read(&inst->stats, o);
+  struct ho_pool_stats p;
+  ho_pool_get_stats(inst->pool, &p);
+  o->connectionsMade = p.connections_made;
+  o->connectionsReused = p.connections_reused;
+  o->retiredFailure = p.retired_failure;
+  o->retiredIdle = p.retired_idle;
+  o->retiredEvicted = p.retired_evicted;
+  o->retiredReplaced = p.retired_replaced;
+  o->retiredOneShot = p.retired_one_shot;
+  o->qpTransitions = p.qp_transitions;
+  o->connectionsLive = p.live;
+  o->connectionsIdle = p.idle;
 }
 
 hipObjError_t hipObjGetInfo(hipObjInfo_t *info)

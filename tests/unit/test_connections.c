@@ -126,6 +126,14 @@ static void steady_state_makes_no_transitions(void **state)
   assert_int_equal(es.conn_reused, 100);
   assert_int_equal(es.completed, 101);
   assert_int_equal(es.conn_live, 1);
+  hipObjInfo_t info = {.size = sizeof info};
+  assert_int_equal(hipObjGetInfo(&info).opError, hipObjSuccess);
+  assert_int_equal(info.size, sizeof info);
+  assert_int_equal(info.connectionsMade, 1);
+  assert_int_equal(info.connectionsReused, 100);
+  assert_int_equal(info.qpTransitions, ps.qp_transitions);
+  assert_int_equal(info.connectionsLive, 1);
+  assert_int_equal(info.connectionsIdle, 1);
 }
 
 /* With a hint per server, each keeps its own connection. */

@@ -44,7 +44,7 @@ struct object { /* what this thread last stored under a key, per endpoint */
 };
 
 struct stream {
-  unsigned id, transfers, warmup;
+  unsigned id, transfers;
   uint8_t *buf; /* GUARD + MAX_SIZE + GUARD, registered */
   struct object obj[MAX_EP][SLOTS];
   uint64_t rng;
@@ -75,7 +75,7 @@ static size_t pick_size(uint64_t *rng)
 static int restarting(void) { return access(MARK, F_OK) == 0; }
 
 static hipObjOpError_t xfer(struct stream *s, unsigned ep, unsigned slot,
-                            int op, size_t n)
+                            int op, size_t n, long *status)
 {
   struct s3mini r = {0};
   r.endpoint = endpoints[ep];
@@ -86,6 +86,7 @@ static hipObjOpError_t xfer(struct stream *s, unsigned ep, unsigned slot,
   hipObjError_t e = op == HIPOBJ_RDMA_OP_PUT
                         ? hipObjPut(NULL, s->buf, n, GUARD, &s3mini_ops, &r)
                         : hipObjGet(NULL, s->buf, n, GUARD, &s3mini_ops, &r);
+  *status = r.status;
   s3mini_reset(&r);
   return e.opError;
 }
@@ -112,7 +113,8 @@ static void one(struct stream *s, unsigned i)
     fill(s->buf + GUARD, n, seed);
   else
     memset(s->buf + GUARD, 0x5a, n);
-  hipObjOpError_t e = xfer(s, ep, slot, op, n);
+  long status = 0;
+  hipObjOpError_t e = xfer(s, ep, slot, op, n, &status);
   atomic_fetch_add(&done, 1);
   if (e != hipObjSuccess) {
     o->valid = 0; /* a failed PUT may or may not have landed */
@@ -120,9 +122,9 @@ static void one(struct stream *s, unsigned i)
       atomic_fetch_add(&restart_failed, 1);
     } else {
       atomic_fetch_add(&failed, 1);
-      fprintf(stderr, "soak: %s of %zu bytes on %s failed: %s\n",
+      fprintf(stderr, "soak: %s of %zu bytes on %s failed: %s (HTTP %ld)\n",
               op == HIPOBJ_RDMA_OP_PUT ? "PUT" : "GET", n, endpoints[ep],
-              hipObjGetErrorString(e));
+              hipObjGetErrorString(e), status);
     }
     return;
   }
@@ -141,10 +143,22 @@ static void one(struct stream *s, unsigned i)
   free(want);
 }
 
+/* steady: every stream makes its first transfer to each endpoint, then
+ * all wait while main reads the server's counters. */
+static pthread_barrier_t warm, counted;
+static int steady;
+
 static void *stream_main(void *arg)
 {
   struct stream *s = arg;
-  for (unsigned i = s->warmup; i < s->transfers; i++)
+  unsigned i = 0;
+  if (steady) {
+    for (; i < nep; i++)
+      one(s, i);
+    pthread_barrier_wait(&warm);
+    pthread_barrier_wait(&counted);
+  }
+  for (; i < s->transfers; i++)
     one(s, i);
   return NULL;
 }
@@ -165,17 +179,18 @@ static void parse_endpoints(char *list)
     endpoints[nep++] = tok;
 }
 
-static int run(struct stream *st, unsigned streams, int steady)
+static int run(struct stream *st, unsigned streams)
 {
   long long t0 = 0;
-  if (steady) { /* warm up: a connection per stream and endpoint */
-    for (unsigned k = 0; k < streams; k++)
-      for (st[k].warmup = 0; st[k].warmup < nep; st[k].warmup++)
-        one(&st[k], st[k].warmup);
-    t0 = stat_sum("qp_transitions");
-  }
+  pthread_barrier_init(&warm, NULL, streams + 1);
+  pthread_barrier_init(&counted, NULL, streams + 1);
   for (unsigned k = 0; k < streams; k++)
     pthread_create(&st[k].t, NULL, stream_main, &st[k]);
+  if (steady) {
+    pthread_barrier_wait(&warm);
+    t0 = stat_sum("qp_transitions");
+    pthread_barrier_wait(&counted);
+  }
   for (unsigned k = 0; k < streams; k++)
     pthread_join(st[k].t, NULL);
   if (!steady)
@@ -195,7 +210,7 @@ int main(int argc, char **argv)
   parse_endpoints(argv[1]);
   unsigned streams = (unsigned)atoi(argv[2]), per = (unsigned)atoi(argv[3]);
   seed0 = (unsigned)atoi(argv[4]);
-  int steady = argc > 5 && strcmp(argv[5], "steady") == 0;
+  steady = argc > 5 && strcmp(argv[5], "steady") == 0;
   hipObjConfig_t cfg = {0};
   cfg.gpuDevice = -1;
   cfg.nicHint = getenv("RXE_DEV") ? getenv("RXE_DEV") : "rxe0";
@@ -210,7 +225,7 @@ int main(int argc, char **argv)
     st[k].buf = aligned_alloc(4096, MAX_SIZE + 2 * GUARD + 4096);
     hipObjBufRegisterHost(st[k].buf, MAX_SIZE + 2 * GUARD);
   }
-  int steady_rc = run(st, streams, steady);
+  int steady_rc = run(st, streams);
   for (unsigned k = 0; k < streams; k++) {
     hipObjBufDeregister(st[k].buf);
     free(st[k].buf);

@@ -37,6 +37,9 @@ struct point {
   unsigned conc, iters;
   double seconds, p50, p90, p99;
   char path[16];
+  /* From hipObjGetInfo() around the point: connection reuse. */
+  double reuse;       /* transfers that rode an existing connection, 0..1 */
+  double transitions; /* QP state transitions per transfer */
 };
 
 struct bench {
@@ -281,14 +284,17 @@ static void print_point(const struct tool_opts *o, const struct point *p,
     printf("%s\n    {\"op\": \"%s\", \"size\": %llu, \"concurrency\": %u, "
            "\"iterations\": %u, \"seconds\": %.6f, \"mib_per_s\": %.2f, "
            "\"ops_per_s\": %.1f, \"p50_ms\": %.3f, \"p90_ms\": %.3f, "
-           "\"p99_ms\": %.3f, \"path\": \"%s\"}",
+           "\"p99_ms\": %.3f, \"path\": \"%s\", \"reuse\": %.3f, "
+           "\"qp_transitions_per_transfer\": %.3f}",
            first ? "" : ",", p->op, (unsigned long long)p->size, p->conc,
-           p->iters, p->seconds, mibs, ops, p->p50, p->p90, p->p99, p->path);
+           p->iters, p->seconds, mibs, ops, p->p50, p->p90, p->p99, p->path,
+           p->reuse, p->transitions);
     return;
   }
   tool_fmt_bytes((double)p->size, size, sizeof size);
-  printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f  %s\n", p->op,
-         size, p->conc, p->iters, mibs, ops, p->p50, p->p90, p->p99, p->path);
+  printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f %5.0f%% %5.2f  %s\n",
+         p->op, size, p->conc, p->iters, mibs, ops, p->p50, p->p90, p->p99,
+         p->reuse * 100, p->transitions, p->path);
   fflush(stdout);
 }
 
@@ -305,11 +311,27 @@ static void print_head(const struct bench *b)
   printf("# hipobj bench, %s memory, %s\n",
          b->s->gpu ? tool_gpu_runtime(b->s->gpu) : "host",
          rdma ? "RDMA available" : why);
-  printf("%-4s %10s %5s %6s %10s %9s %9s %9s %9s  %s\n", "op", "size", "conc",
-         "iters", "MiB/s", "ops/s", "p50 ms", "p90 ms", "p99 ms", "path");
+  printf("%-4s %10s %5s %6s %10s %9s %9s %9s %9s %6s %5s  %s\n", "op", "size",
+         "conc", "iters", "MiB/s", "ops/s", "p50 ms", "p90 ms", "p99 ms",
+         "reuse", "qpt/x", "path");
 }
 
 /* ---- the command -------------------------------------------------------- */
+
+/* run_point() with the library's connection counters read around it:
+ * reuse rate and QP state transitions per transfer (0 in steady state). */
+static int measured_point(struct bench *b, bool get, uint64_t size,
+                          unsigned conc, unsigned iters, struct point *pt)
+{
+  hipObjInfo_t i0 = {.size = sizeof i0}, i1 = {.size = sizeof i1};
+  hipObjGetInfo(&i0);
+  int rc = run_point(b, get, size, conc, iters, pt);
+  hipObjGetInfo(&i1);
+  uint64_t n = i1.transfers - i0.transfers;
+  pt->reuse = n ? (double)(i1.connectionsReused - i0.connectionsReused) / n : 0;
+  pt->transitions = n ? (double)(i1.qpTransitions - i0.qpTransitions) / n : 0;
+  return rc;
+}
 
 static int bench_size(struct bench *b, uint64_t size, bool *first)
 {
@@ -329,10 +351,10 @@ static int bench_size(struct bench *b, uint64_t size, bool *first)
     if (rc == EXIT_OK && !pl->put)
       rc = run_point(b, false, size, conc, 1, &pt);
     if (rc == EXIT_OK && pl->put &&
-        (rc = run_point(b, false, size, conc, iters, &pt)) == EXIT_OK)
+        (rc = measured_point(b, false, size, conc, iters, &pt)) == EXIT_OK)
       print_point(b->o, &pt, *first), *first = false;
     if (rc == EXIT_OK && pl->get &&
-        (rc = run_point(b, true, size, conc, iters, &pt)) == EXIT_OK) {
+        (rc = measured_point(b, true, size, conc, iters, &pt)) == EXIT_OK) {
       print_point(b->o, &pt, *first), *first = false;
       if (!verify(b, size, conc))
         rc = EXIT_FAILED;

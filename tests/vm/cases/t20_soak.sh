@@ -18,6 +18,7 @@ mkdir -p /tmp/soakA /tmp/soakB
 start_at() {
   out=/tmp/soak.$1.out
   hipobj-test-server --listen "127.0.0.1:$2" --nic "$RXE_DEV" --data-dir "$3" \
+    --rdma-qps 64 \
     >"$out" 2>>/tmp/soak.$1.err &
   eval "$1_PID=$!"
   for _ in $(seq 1 100); do

@@ -14,6 +14,9 @@ cat "$W/out"
 [ $RC = 0 ] && pass "bench ran" || fail "bench: rc $RC"
 [ "$(grep -c '^PUT\|^GET' "$W/out")" = 16 ] && pass "16 rows" || fail "rows"
 grep '^PUT\|^GET' "$W/out" | grep -qv ' RDMA$' && fail "a row not by RDMA" || pass "every row by RDMA"
+# GETs ride the connections the PUTs before them made: no QP transition.
+grep '^GET' "$W/out" | awk '$(NF-1) != "0.00" {bad = 1} END {exit bad}' &&
+  pass "GETs: 0 QP transitions per transfer" || fail "GETs made QP transitions"
 ho bench s3://bench/vm --sizes 1M --concurrency 2 --iterations 5 --json
 [ $RC = 0 ] && grep -q '"path": "RDMA"' "$W/out" && pass "bench --json" || fail "bench --json"
 finish
