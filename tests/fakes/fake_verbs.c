@@ -10,7 +10,12 @@
  * Requests reach the responder in posting order: only the head of the send
  * queue is delivered, and a WAITing head stops everything behind it (the
  * ones already SENT go back to QUEUED, as with go-back-N). DONE heads are
- * retired in order, which gives the CQEs. */
+ * retired in order, which gives the CQEs.
+ *
+ * In PSN mode (fake_verbs_psn.c) transmitting puts a packet on the wire
+ * and a SENT WR waits for a response packet until its transport timer
+ * (t_next); responses, not arrival, make WRs DONE. Types and the functions
+ * the two files share are in fake_verbs_int.h. */
 #include "fakes/fake_verbs.h"
 #include "fakes/fake_verbs_int.h"
 
