@@ -284,8 +284,7 @@ void fake_qp_to_err(struct fake_qp *qp) HO_REQUIRES(fake_lock);
 
 /* The message's PSNs: one per path-MTU packet (a READ: per response
  * packet), at least one. Called when the WR is posted. */
-void fake_psn_assign(struct fake_qp *qp, struct fake_swqe *w)
-    HO_REQUIRES(fake_lock);
+void fake_psn_assign(struct fake_qp *qp, struct fake_swqe *w);
 /* Puts w's request on the wire (fake_swqe_transmit did the rest). */
 void fake_psn_transmit(struct fake_qp *qp, struct fake_swqe *w, uint64_t now)
     HO_REQUIRES(fake_lock);

@@ -123,7 +123,6 @@ static struct fake_qp *fake_pkt_target(const struct fake_pkt *p)
 /* ---- the requester: sending ------------------------------------------- */
 
 void fake_psn_assign(struct fake_qp *qp, struct fake_swqe *w)
-    HO_REQUIRES(fake_lock)
 {
   uint64_t mtu = 128u << (qp->attr.path_mtu ? qp->attr.path_mtu : 1);
   uint64_t n = w->len ? (w->len + mtu - 1) / mtu : 1;
@@ -315,7 +314,7 @@ static bool fake_outstanding(struct fake_qp *qp, unsigned *first,
 /* Whether psn lies within the PSNs outstanding (with rxe ACK semantics:
  * at or past the oldest one, however far). */
 static bool fake_in_window(struct fake_qp *qp, unsigned first, unsigned end,
-                           uint32_t psn)
+                           uint32_t psn) HO_REQUIRES(fake_lock)
 {
   if (fake_psn_diff(psn, fake_sq_at(qp, first)->psn) < 0)
     return false;
@@ -359,6 +358,22 @@ static void fake_read_lands(struct fake_qp *qp, struct fake_swqe *w,
   fake_complete(qp, w, IBV_WC_SUCCESS);
 }
 
+/* An RNR NAK for the i-th WR: it waits min_rnr_timer, those behind it
+ * are sent again after it. */
+static void fake_rnr_wait(struct fake_qp *qp, unsigned i, uint8_t timer,
+                          uint64_t now) HO_REQUIRES(fake_lock)
+{
+  struct fake_swqe *w = fake_sq_at(qp, i);
+  fake_sq_untransmit_from(qp, i + 1);
+  if (w->opcode == IBV_WR_RDMA_READ)
+    qp->reads_out--;
+  w->phase = FAKE_WAIT;
+  w->wait = FAKE_WAIT_RNR;
+  w->t_next = now + fake_scaled(fake_rnr_us[timer & 31] * 1000ull);
+  qp->ctx->dev->stats.rnr_events++;
+  qp->stats.rnr_events++;
+}
+
 /* What the response does to the i-th outstanding WR; true: go on to the
  * next one (this one was acknowledged). */
 static bool fake_apply(struct fake_qp *qp, unsigned i, const struct fake_pkt *p,
@@ -386,15 +401,7 @@ static bool fake_apply(struct fake_qp *qp, unsigned i, const struct fake_pkt *p,
   if (p->kind == FAKE_PKT_NAK_SEQ) {
     fake_go_back(qp, i, now);
   } else if (p->kind == FAKE_PKT_NAK_RNR) {
-    struct fake_result r = {.kind = FAKE_R_RNR, .rnr_timer = p->rnr_timer};
-    fake_sq_untransmit_from(qp, i + 1);
-    if (read)
-      qp->reads_out--;
-    w->phase = FAKE_WAIT;
-    w->wait = FAKE_WAIT_RNR;
-    w->t_next = now + fake_scaled(fake_rnr_us[r.rnr_timer & 31] * 1000ull);
-    qp->ctx->dev->stats.rnr_events++;
-    qp->stats.rnr_events++;
+    fake_rnr_wait(qp, i, p->rnr_timer, now);
   } else {
     fake_complete(qp, w, p->status);
   }
