@@ -1693,6 +1693,48 @@ static void test_psn_late_packet_of_old_connection(void **state)
   assert_int_equal(qp_psn(&e->srv).expected, 0x202);
 }
 
+/* One round: a WRITE whose ACK is still on the way (5 ms) when both sides
+ * are reset; the requester reconnects with PSNs just below the old ones
+ * while the responder stays in INIT, and sends a WRITE that is dropped.
+ * The old ACK arrives first. Returns the new WRITE's completions by then. */
+static int late_ack_round(struct env *e, uint64_t id, struct ibv_wc *wc)
+{
+  connect_psn(&e->cli, &e->srv, 0x700, 0x100);
+  connect_psn(&e->srv, &e->cli, 0x100, 0x700);
+  assert_int_equal(fake_device_set_delay_ms("fake_srv0", 5), 0);
+  assert_int_equal(post_write(&e->cli, id, &e->srv, 0, 64), 0);
+  reset_qp(&e->srv);
+  reset_qp(&e->cli);
+  connect_psn(&e->cli, &e->srv, 0x700, 0xf0);
+  fill(e->cli.buf + 64, 64, (uint8_t)id);
+  assert_int_equal(post_write(&e->cli, id + 1, &e->srv, 64, 64), 0);
+  advance_ns(5 * NS_PER_MS);
+  return poll_now(e->cli.cq, wc);
+}
+
+/* An ACK of the previous connection reaches the requester's reused QP: by
+ * IBTA's rule it is outside the PSNs outstanding and dropped; with rxe's
+ * completer it completes a WRITE that never arrived. */
+static void test_psn_late_ack_of_old_connection(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  fake_fabric_set_manual_clock(true);
+  fake_fabric_set_psn(true);
+  assert_int_equal(late_ack_round(e, 1, &wc), 0);
+  assert_int_equal(qstats(&e->cli).stale_responses, 1);
+  advance_periods(3);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 2, IBV_WC_RETRY_EXC_ERR, IBV_WC_RDMA_WRITE);
+  reset_qp(&e->cli);
+
+  fake_fabric_set_rxe_acks(true);
+  assert_int_equal(late_ack_round(e, 3, &wc), 1);
+  expect_wc(&wc, 4, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+  assert_true(all_zero(e->srv.buf + 64, 64));
+  assert_int_equal(qstats(&e->cli).stale_responses, 1);
+}
+
 /* rxe: RESET keeps the responder's ACK PSN and RTR does not set it, so a
  * duplicate on the new connection is ACKed with the old one's PSN; and
  * rxe's completer takes an ACK past its oldest WR as acknowledging it: a
@@ -1870,6 +1912,7 @@ int main(void)
       T(test_psn_duplicate_and_ahead),
       T(test_psn_nak_resends),
       T(test_psn_late_packet_of_old_connection),
+      T(test_psn_late_ack_of_old_connection),
       T(test_rxe_reset_keeps_ack_psn),
       T(test_psn_rnr_and_errors),
       T(test_threads),
