@@ -74,7 +74,10 @@
  *   packet), at least one, from the QP's sq_psn (set at RTS) on, assigned
  *   when posted. The responder expects rq_psn (set at RTR) and advances by
  *   what it executes. fake_qp_psn() shows the three PSNs; query_qp reports
- *   the live rq_psn and sq_psn (as rxe_qp_to_attr does).
+ *   the live rq_psn and sq_psn (as rxe_qp_to_attr does). A message
+ *   travels as one packet that carries its first PSN: it is executed or
+ *   refused whole (a fake simplification), and a replayed READ counts its
+ *   bytes again.
  * - Requests and responses are packets in flight, addressed by GID and QP
  *   number. On arrival the QP that has that number then judges them: a
  *   request needs RTR or RTS, a response RTS, and the QP's AV must point

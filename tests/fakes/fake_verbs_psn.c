@@ -183,25 +183,48 @@ bool fake_psn_timer(struct fake_qp *qp, struct fake_swqe *w, uint64_t now)
 
 /* ---- the responder ------------------------------------------------------ */
 
-/* Queues a response of qp's responder; it leaves after the ACK delay
- * unless `now` (a NAK that precedes the error state). */
+/* Queues a response of qp's responder; it leaves after the ACK delay, or
+ * at once (a NAK that precedes the error state). */
 static struct fake_pkt *fake_respond(struct fake_qp *qp,
                                      enum fake_pkt_kind kind, uint32_t psn,
-                                     uint64_t len, uint64_t now, bool at_once)
+                                     uint64_t now, bool at_once)
     HO_REQUIRES(fake_lock)
 {
-  struct fake_pkt *p = fake_pkt_new(kind, len);
+  struct fake_pkt *p = fake_pkt_new(kind, 0);
   if (!fake_pkt_address(p, qp)) {
     fake_pkt_free(p);
     return NULL;
   }
   p->psn = psn;
-  p->rq.len = len;
   p->t_depart = now + (at_once ? 0 : fab.ack_delay_ns);
   p->t_arrive = p->t_depart + fake_delay_ns(qp->ctx->dev);
   p->holder = p->t_depart > now ? qp : NULL;
   fake_pkt_queue(p);
   return p;
+}
+
+/* Answers an executed request: ACK, READ response (taking *rdata), RNR
+ * NAK or error NAK. */
+static void fake_answer(struct fake_qp *qp, const struct fake_pkt *req,
+                        const struct fake_result *r, uint8_t **rdata,
+                        uint64_t now) HO_REQUIRES(fake_lock)
+{
+  struct fake_pkt *p;
+  if (r->kind == FAKE_R_OK && req->rq.opcode == IBV_WR_RDMA_READ) {
+    if ((p = fake_respond(qp, FAKE_PKT_READ_RESP, req->psn, now, false))) {
+      p->data = *rdata;
+      p->rq.len = req->rq.len;
+      *rdata = NULL;
+    }
+  } else if (r->kind == FAKE_R_OK) {
+    fake_respond(qp, FAKE_PKT_ACK, fake_psn_add(req->psn, req->npkts - 1),
+                 now, false);
+  } else if (r->kind == FAKE_R_RNR) {
+    if ((p = fake_respond(qp, FAKE_PKT_NAK_RNR, req->psn, now, false)))
+      p->rnr_timer = r->rnr_timer;
+  } else if ((p = fake_respond(qp, FAKE_PKT_NAK_ERR, req->psn, now, true))) {
+    p->status = r->status;
+  }
 }
 
 /* Executes an in-order request (or replays a READ: advance false). */
@@ -214,7 +237,6 @@ static void fake_respond_execute(struct fake_qp *qp, struct fake_pkt *req,
   struct fake_span span = {read ? rdata : req->data, req->rq.len};
   struct fake_req rq = req->rq;
   struct fake_result r;
-  struct fake_pkt *p = NULL;
   if (read && req->rq.len && !rdata)
     abort();
   rq.loc = &span;
@@ -224,24 +246,7 @@ static void fake_respond_execute(struct fake_qp *qp, struct fake_pkt *req,
     qp->epsn = fake_psn_add(req->psn, req->npkts);
     qp->ack_psn = qp->epsn;
   }
-  if (r.kind == FAKE_R_OK && read) {
-    p = fake_respond(qp, FAKE_PKT_READ_RESP, req->psn, 0, now, false);
-    if (p) {
-      p->data = rdata;
-      p->rq.len = req->rq.len;
-      rdata = NULL;
-    }
-  } else if (r.kind == FAKE_R_OK) {
-    fake_respond(qp, FAKE_PKT_ACK,
-                 fake_psn_add(req->psn, req->npkts - 1), 0, now, false);
-  } else if (r.kind == FAKE_R_RNR) {
-    p = fake_respond(qp, FAKE_PKT_NAK_RNR, req->psn, 0, now, false);
-    if (p)
-      p->rnr_timer = r.rnr_timer;
-  } else if ((p = fake_respond(qp, FAKE_PKT_NAK_ERR, req->psn, 0, now,
-                               true))) {
-    p->status = r.status;
-  }
+  fake_answer(qp, req, &r, &rdata, now);
   free(rdata);
   if (r.peer_err && r.peer_err->attr.qp_state != IBV_QPS_ERR)
     fake_qp_to_err(r.peer_err);
@@ -263,7 +268,7 @@ static void fake_respond_duplicate(struct fake_qp *qp, struct fake_pkt *req,
   fake_count_dup(qp);
   if (req->rq.opcode != IBV_WR_RDMA_READ) {
     fake_respond(qp, FAKE_PKT_ACK, fake_psn_add(qp->ack_psn, FAKE_PSN_MASK),
-                 0, now, false);
+                 now, false);
     return;
   }
   if (!fab.rxe_reset || fake_psn_diff(req->psn, qp->conn_psn) >= 0)
@@ -287,7 +292,7 @@ static void fake_on_request(struct fake_pkt *req, uint64_t now)
     qp->sent_psn_nak = true;
     qp->ctx->dev->stats.seq_naks++;
     qp->stats.seq_naks++;
-    fake_respond(qp, FAKE_PKT_NAK_SEQ, qp->epsn, 0, now, false);
+    fake_respond(qp, FAKE_PKT_NAK_SEQ, qp->epsn, now, false);
   } else {
     qp->sent_psn_nak = false;
     fake_respond_execute(qp, req, now, true);
