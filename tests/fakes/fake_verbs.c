@@ -10,8 +10,14 @@
  * Requests reach the responder in posting order: only the head of the send
  * queue is delivered, and a WAITing head stops everything behind it (the
  * ones already SENT go back to QUEUED, as with go-back-N). DONE heads are
- * retired in order, which gives the CQEs. */
+ * retired in order, which gives the CQEs.
+ *
+ * In PSN mode (fake_verbs_psn.c) transmitting puts a packet on the wire
+ * and a SENT WR waits for a response packet until its transport timer
+ * (t_next); responses, not arrival, make WRs DONE. Types and the functions
+ * the two files share are in fake_verbs_int.h. */
 #include "fakes/fake_verbs.h"
+#include "fakes/fake_verbs_int.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -23,214 +29,14 @@
 #include "common/clock.h"
 #include "common/thread_safety.h"
 
-#define FAKE_MAX_DEVICES 16
-#define FAKE_RETRY_FOREVER 7
-#define FAKE_MAX_MSG (1ull << 31)
-#define FAKE_QPN_MASK 0xffffffu
-#define FAKE_QP_ACCESS                                                      \
-  (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-   IBV_ACCESS_REMOTE_ATOMIC)
-#define FAKE_MR_ACCESS (FAKE_QP_ACCESS | IBV_ACCESS_MW_BIND)
-
-/* ---- intrusive lists --------------------------------------------------- */
-
-struct fake_link {
-  struct fake_link *prev, *next;
-};
-
-static void fake_list_init(struct fake_link *h) { h->prev = h->next = h; }
-
-static void fake_list_add(struct fake_link *h, struct fake_link *l)
-{
-  l->prev = h->prev;
-  l->next = h;
-  h->prev->next = l;
-  h->prev = l;
-}
-
-static void fake_list_del(struct fake_link *l)
-{
-  l->prev->next = l->next;
-  l->next->prev = l->prev;
-  l->prev = l->next = l;
-}
-
-#define fake_container(ptr, type, member)                                   \
-  ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-
-/* ---- objects ----------------------------------------------------------- */
-
-struct fake_port {
-  enum ibv_port_state state;
-  enum ibv_mtu active_mtu;
-  uint16_t lid;
-  union ibv_gid gid[FAKE_GID_TABLE_LEN];
-  enum fake_gid_type gid_type[FAKE_GID_TABLE_LEN];
-};
-
-/* Faults of a device, of the fabric (every device) or of a QP. */
-struct fake_fault {
-  unsigned drop_next;
-  unsigned delay_ms;
-  unsigned force_n;
-  enum ibv_wc_status force_status;
-};
-
-struct fake_dev {
-  struct ibv_device ibdev; /* first: the pointer handed out */
-  struct fake_device_cfg cfg;
-  struct fake_port port[FAKE_MAX_PORTS];
-  struct fake_dev_stats stats;
-  struct fake_fault fault;
-  int index;
-};
-
-struct fake_ctx {
-  struct ibv_context ibctx;
-  struct fake_link link;
-  struct fake_dev *dev;
-  unsigned n_pd, n_cq, n_qp;
-};
-
-struct fake_pd {
-  struct ibv_pd ibpd;
-  struct fake_link link;
-  struct fake_ctx *ctx;
-  unsigned n_mr, n_qp;
-};
-
-struct fake_mr {
-  struct ibv_mr ibmr;
-  struct fake_link link;
-  struct fake_pd *pd;
-  int access;
-  bool dmabuf;
-  int fd;
-  uint64_t offset;
-};
-
-struct fake_qp;
-
-struct fake_cqe {
-  struct ibv_wc wc;
-  struct fake_qp *qp;
-  unsigned release; /* SQ slots freed when polled (sq_release_on_poll) */
-};
-
-struct fake_cq {
-  struct ibv_cq ibcq;
-  struct fake_link link;
-  struct fake_ctx *ctx;
-  struct fake_cqe *ring;
-  int cap, head, count;
-  unsigned n_qp;
-  bool overflowed;
-};
-
-enum fake_phase { FAKE_QUEUED, FAKE_SENT, FAKE_WAIT, FAKE_DONE };
-enum fake_wait { FAKE_WAIT_ACK, FAKE_WAIT_RNR };
-
-struct fake_swqe {
-  uint64_t wr_id;
-  enum ibv_wr_opcode opcode;
-  unsigned flags;
-  bool signaled;
-  uint32_t imm;
-  uint64_t raddr;
-  uint32_t rkey;
-  int num_sge;
-  struct ibv_sge *sge; /* the slot's array, max_send_sge long */
-  uint8_t *inl;        /* the slot's inline buffer */
-  uint32_t inl_len;
-  uint64_t len; /* message length */
-  enum fake_phase phase;
-  enum fake_wait wait;
-  uint64_t t_tx, t_arrive, t_next;
-  int retries_left, rnr_left;
-  enum ibv_wc_status status;
-};
-
-struct fake_rwqe {
-  uint64_t wr_id;
-  int num_sge;
-  struct ibv_sge *sge;
-};
-
-struct fake_record {
-  bool valid;
-  struct ibv_qp_attr attr;
-  int mask;
-};
-
-struct fake_qp {
-  struct ibv_qp ibqp;
-  struct fake_link link;
-  struct fake_ctx *ctx;
-  struct fake_pd *pd;
-  struct fake_cq *scq, *rcq;
-  struct ibv_qp_init_attr init;
-  struct ibv_qp_attr attr;
-  int set_mask;
-  struct fake_record rec[IBV_QPS_ERR + 1];
-  struct fake_swqe *sq;
-  unsigned sq_head, sq_count, sq_held, sq_unsignaled;
-  struct ibv_sge *sq_sge;
-  uint8_t *sq_inl;
-  struct fake_rwqe *rq;
-  unsigned rq_head, rq_count;
-  struct ibv_sge *rq_sge;
-  unsigned reads_out;
-  struct fake_qp_stats stats;
-  struct fake_fault fault;
-};
-
-_Static_assert(offsetof(struct fake_dev, ibdev) == 0, "ibv struct first");
-_Static_assert(offsetof(struct fake_ctx, ibctx) == 0, "ibv struct first");
-_Static_assert(offsetof(struct fake_pd, ibpd) == 0, "ibv struct first");
-_Static_assert(offsetof(struct fake_mr, ibmr) == 0, "ibv struct first");
-_Static_assert(offsetof(struct fake_cq, ibcq) == 0, "ibv struct first");
-_Static_assert(offsetof(struct fake_qp, ibqp) == 0, "ibv struct first");
-
 /* ---- the fabric -------------------------------------------------------- */
 
-#define FAKE_VERB_LIST(X)                                                   \
-  X(get_device_list) X(free_device_list) X(get_device_name) X(open_device)  \
-  X(close_device) X(query_device) X(query_port) X(query_gid) X(alloc_pd)    \
-  X(dealloc_pd) X(reg_mr) X(reg_dmabuf_mr) X(dereg_mr) X(create_cq)         \
-  X(destroy_cq) X(create_qp) X(modify_qp) X(query_qp) X(destroy_qp)         \
-  X(post_send) X(post_recv) X(poll_cq)
-
-#define FAKE_VERB_ENUM(n) FV_##n,
-enum fake_verb { FAKE_VERB_LIST(FAKE_VERB_ENUM) FV_COUNT };
 #define FAKE_VERB_NAME(n) #n,
 static const char *const fake_verb_names[FV_COUNT] = {
     FAKE_VERB_LIST(FAKE_VERB_NAME)};
 
-struct fake_inject {
-  unsigned skip, count;
-  int err;
-  unsigned long calls;
-};
-
-struct fake_fabric {
-  bool ready;
-  struct fake_dev *dev[FAKE_MAX_DEVICES];
-  int n_dev;
-  struct fake_link ctxs, pds, mrs, cqs, qps;
-  int n_live;
-  double scale;
-  bool manual;
-  uint64_t manual_now;
-  int64_t offset; /* added to the monotonic clock when not manual */
-  enum fake_retry_semantics retry;
-  bool dmabuf, strict_mtu, sq_release_on_poll;
-  struct fake_fault fault;
-  struct fake_inject inject[FV_COUNT];
-  uint32_t next_qpn, next_key, next_handle;
-};
-
-static ho_mutex fake_lock = HO_MUTEX_INIT;
-static struct fake_fabric fab HO_GUARDED_BY(fake_lock);
+ho_mutex fake_lock = HO_MUTEX_INIT;
+struct fake_fabric fab HO_GUARDED_BY(fake_lock);
 
 static void fake_settings_default(void) HO_REQUIRES(fake_lock)
 {
@@ -241,6 +47,10 @@ static void fake_settings_default(void) HO_REQUIRES(fake_lock)
   fab.dmabuf = false;
   fab.strict_mtu = true;
   fab.sq_release_on_poll = false;
+  fab.psn = false;
+  fab.rxe_reset = false;
+  fab.rxe_acks = false;
+  fab.ack_delay_ns = 0;
   memset(&fab.fault, 0, sizeof fab.fault);
   memset(fab.inject, 0, sizeof fab.inject);
   fab.next_qpn = 0x100;
@@ -257,11 +67,12 @@ static void fake_init_locked(void) HO_REQUIRES(fake_lock)
   fake_list_init(&fab.mrs);
   fake_list_init(&fab.cqs);
   fake_list_init(&fab.qps);
+  fake_list_init(&fab.pkts);
   fake_settings_default();
   fab.ready = true;
 }
 
-static uint64_t fake_now(void) HO_REQUIRES(fake_lock)
+uint64_t fake_now(void) HO_REQUIRES(fake_lock)
 {
   if (fab.manual)
     return fab.manual_now;
@@ -269,7 +80,7 @@ static uint64_t fake_now(void) HO_REQUIRES(fake_lock)
 }
 
 /* ns * time scale, at least 1 ns. */
-static uint64_t fake_scaled(uint64_t ns) HO_REQUIRES(fake_lock)
+uint64_t fake_scaled(uint64_t ns) HO_REQUIRES(fake_lock)
 {
   double v = (double)ns * fab.scale;
   if (v < 1.0)
@@ -318,12 +129,12 @@ static struct fake_port *fake_dev_port(struct fake_dev *d, unsigned port)
   return &d->port[port - 1];
 }
 
-static struct fake_port *fake_qp_port(struct fake_qp *qp)
+struct fake_port *fake_qp_port(struct fake_qp *qp)
 {
   return fake_dev_port(qp->ctx->dev, qp->attr.port_num);
 }
 
-static struct fake_qp *fake_qp_by_num(uint32_t qpn) HO_REQUIRES(fake_lock)
+struct fake_qp *fake_qp_by_num(uint32_t qpn) HO_REQUIRES(fake_lock)
 {
   for (struct fake_link *l = fab.qps.next; l != &fab.qps; l = l->next) {
     struct fake_qp *qp = fake_container(l, struct fake_qp, link);
@@ -428,12 +239,11 @@ static enum ibv_wc_opcode fake_wc_opcode(enum ibv_wr_opcode op)
   }
 }
 
-static struct fake_swqe *fake_sq_at(struct fake_qp *qp, unsigned i)
+struct fake_swqe *fake_sq_at(struct fake_qp *qp, unsigned i)
 {
   return &qp->sq[(qp->sq_head + i) % qp->init.cap.max_send_wr];
 }
 
-static void fake_qp_to_err(struct fake_qp *qp) HO_REQUIRES(fake_lock);
 
 /* How many SQ slots the CQE for this retirement frees when polled. */
 static unsigned fake_sq_hold(struct fake_qp *qp, bool report)
@@ -525,19 +335,15 @@ static void fake_qp_set_state(struct fake_qp *qp, enum ibv_qp_state s)
   qp->ibqp.state = s;
 }
 
-static void fake_qp_to_err(struct fake_qp *qp) HO_REQUIRES(fake_lock)
+void fake_qp_to_err(struct fake_qp *qp) HO_REQUIRES(fake_lock)
 {
+  fake_psn_qp_gone(qp);
   fake_qp_set_state(qp, IBV_QPS_ERR);
   fake_sq_flush(qp);
   fake_rq_flush(qp);
 }
 
 /* ---- data movement ----------------------------------------------------- */
-
-struct fake_span {
-  uint8_t *p;
-  uint64_t len;
-};
 
 static uint64_t fake_span_total(const struct fake_span *s, int n)
 {
@@ -548,8 +354,8 @@ static uint64_t fake_span_total(const struct fake_span *s, int n)
 }
 
 /* Copies up to limit bytes from the src spans to the dst spans. */
-static void fake_copy(const struct fake_span *dst, int nd,
-                      const struct fake_span *src, int ns, uint64_t limit)
+void fake_copy(const struct fake_span *dst, int nd,
+               const struct fake_span *src, int ns, uint64_t limit)
 {
   int i = 0, j = 0;
   uint64_t di = 0, sj = 0;
@@ -597,8 +403,8 @@ static bool fake_sge_spans(struct fake_qp *qp, const struct ibv_sge *sge,
 }
 
 /* The requester's local side of w: the sink of a READ needs LOCAL_WRITE. */
-static bool fake_local_spans(struct fake_qp *qp, struct fake_swqe *w,
-                             struct fake_span *out, int *n)
+bool fake_local_spans(struct fake_qp *qp, struct fake_swqe *w,
+                      struct fake_span *out, int *n)
     HO_REQUIRES(fake_lock)
 {
   if (w->flags & IBV_SEND_INLINE) {
@@ -628,8 +434,8 @@ static bool fake_remote_ok(struct fake_qp *peer, uint32_t rkey, uint64_t addr,
          fake_in_range((uintptr_t)mr->ibmr.addr, mr->ibmr.length, addr, len);
 }
 
-static bool fake_port_has_gid(const struct fake_port *p,
-                              const union ibv_gid *gid, enum fake_gid_type t)
+bool fake_port_has_gid(const struct fake_port *p, const union ibv_gid *gid,
+                       enum fake_gid_type t)
 {
   for (int i = 0; i < FAKE_GID_TABLE_LEN; i++)
     if (p->gid_type[i] == t && memcmp(p->gid[i].raw, gid->raw, 16) == 0)
@@ -663,7 +469,7 @@ static struct fake_qp *fake_route(struct fake_qp *qp) HO_REQUIRES(fake_lock)
   return peer;
 }
 
-static bool fake_take_drop(struct fake_dev *d) HO_REQUIRES(fake_lock)
+bool fake_take_drop(struct fake_dev *d) HO_REQUIRES(fake_lock)
 {
   unsigned *n = d->fault.drop_next ? &d->fault.drop_next
                                    : &fab.fault.drop_next;
@@ -672,15 +478,6 @@ static bool fake_take_drop(struct fake_dev *d) HO_REQUIRES(fake_lock)
   (*n)--;
   return true;
 }
-
-enum fake_rkind { FAKE_R_OK, FAKE_R_FAIL, FAKE_R_DROP, FAKE_R_RNR };
-
-struct fake_result {
-  enum fake_rkind kind;
-  enum ibv_wc_status status; /* FAKE_R_FAIL */
-  uint8_t rnr_timer;         /* FAKE_R_RNR: the responder's min_rnr_timer */
-  struct fake_qp *peer_err;  /* a responder to move to ERR */
-};
 
 static struct fake_result fake_fail(enum ibv_wc_status st,
                                     struct fake_qp *peer_err)
@@ -696,87 +493,95 @@ static struct fake_result fake_rnr(struct fake_qp *peer)
 }
 
 /* Bytes of a WRITE_WITH_IMM placed before its last packet met RNR. */
-static uint64_t fake_rnr_placed(const struct fake_qp *qp, uint64_t len)
+static uint64_t fake_rnr_placed(enum ibv_mtu path_mtu, uint64_t len)
 {
-  uint64_t mtu = 128u << qp->attr.path_mtu;
+  uint64_t mtu = 128u << path_mtu;
   return len > mtu ? (len - 1) / mtu * mtu : 0;
 }
 
-static struct fake_result fake_do_write(struct fake_qp *qp,
-                                        struct fake_qp *peer,
-                                        struct fake_swqe *w,
-                                        const struct fake_span *loc, int nloc)
+static struct fake_result fake_do_write(const struct fake_req *rq,
+                                        struct fake_qp *peer)
     HO_REQUIRES(fake_lock)
 {
-  struct fake_span dst = {(uint8_t *)(uintptr_t)w->raddr, w->len};
-  bool imm = w->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+  struct fake_span dst = {(uint8_t *)(uintptr_t)rq->raddr, rq->len};
+  bool imm = rq->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
   struct fake_result r = {.kind = FAKE_R_OK};
-  if (!fake_remote_ok(peer, w->rkey, w->raddr, w->len,
+  if (!fake_remote_ok(peer, rq->rkey, rq->raddr, rq->len,
                       IBV_ACCESS_REMOTE_WRITE))
     return fake_fail(IBV_WC_REM_ACCESS_ERR, peer);
   if (imm && peer->rq_count == 0) {
-    fake_copy(&dst, 1, loc, nloc, fake_rnr_placed(qp, w->len));
+    fake_copy(&dst, 1, rq->loc, rq->nloc, fake_rnr_placed(rq->mtu, rq->len));
     return fake_rnr(peer);
   }
-  fake_copy(&dst, 1, loc, nloc, w->len);
-  qp->ctx->dev->stats.bytes_written += w->len;
-  peer->ctx->dev->stats.bytes_received += w->len;
+  fake_copy(&dst, 1, rq->loc, rq->nloc, rq->len);
+  rq->src->stats.bytes_written += rq->len;
+  peer->ctx->dev->stats.bytes_received += rq->len;
   if (imm && fake_rq_complete(peer, IBV_WC_RECV_RDMA_WITH_IMM,
-                              IBV_WC_SUCCESS, w->len, &w->imm,
-                              qp->ibqp.qp_num) != IBV_WC_SUCCESS)
+                              IBV_WC_SUCCESS, rq->len, &rq->imm,
+                              rq->src_qpn) != IBV_WC_SUCCESS)
     r.peer_err = peer;
   return r;
 }
 
-static struct fake_result fake_do_read(struct fake_qp *qp,
-                                       struct fake_qp *peer,
-                                       struct fake_swqe *w,
-                                       const struct fake_span *loc, int nloc)
+static struct fake_result fake_do_read(const struct fake_req *rq,
+                                       struct fake_qp *peer)
     HO_REQUIRES(fake_lock)
 {
-  struct fake_span src = {(uint8_t *)(uintptr_t)w->raddr, w->len};
-  if (qp->reads_out > peer->attr.max_dest_rd_atomic)
+  struct fake_span src = {(uint8_t *)(uintptr_t)rq->raddr, rq->len};
+  if (rq->reads_out > peer->attr.max_dest_rd_atomic)
     return fake_fail(IBV_WC_REM_INV_REQ_ERR, peer);
-  if (!fake_remote_ok(peer, w->rkey, w->raddr, w->len,
+  if (!fake_remote_ok(peer, rq->rkey, rq->raddr, rq->len,
                       IBV_ACCESS_REMOTE_READ))
     return fake_fail(IBV_WC_REM_ACCESS_ERR, peer);
-  fake_copy(loc, nloc, &src, 1, w->len);
-  qp->ctx->dev->stats.bytes_read += w->len;
-  peer->ctx->dev->stats.bytes_served += w->len;
+  fake_copy(rq->loc, rq->nloc, &src, 1, rq->len);
+  rq->src->stats.bytes_read += rq->len;
+  peer->ctx->dev->stats.bytes_served += rq->len;
   return (struct fake_result){.kind = FAKE_R_OK};
 }
 
-static struct fake_result fake_do_send(struct fake_qp *qp,
-                                       struct fake_qp *peer,
-                                       struct fake_swqe *w,
-                                       const struct fake_span *loc, int nloc)
+static struct fake_result fake_do_send(const struct fake_req *rq,
+                                       struct fake_qp *peer)
     HO_REQUIRES(fake_lock)
 {
   struct fake_span rs[FAKE_MAX_SGE];
   struct fake_rwqe *rw = &peer->rq[peer->rq_head];
-  bool imm = w->opcode == IBV_WR_SEND_WITH_IMM;
+  bool imm = rq->opcode == IBV_WR_SEND_WITH_IMM;
   struct fake_result r = {.kind = FAKE_R_OK};
   if (peer->rq_count == 0)
     return fake_rnr(peer);
   if (!fake_sge_spans(peer, rw->sge, rw->num_sge, IBV_ACCESS_LOCAL_WRITE,
                       rs)) {
     fake_rq_complete(peer, IBV_WC_RECV, IBV_WC_LOC_PROT_ERR, 0, NULL,
-                     qp->ibqp.qp_num);
+                     rq->src_qpn);
     return fake_fail(IBV_WC_REM_OP_ERR, peer);
   }
-  if (fake_span_total(rs, rw->num_sge) < w->len) {
+  if (fake_span_total(rs, rw->num_sge) < rq->len) {
     fake_rq_complete(peer, IBV_WC_RECV, IBV_WC_LOC_LEN_ERR, 0, NULL,
-                     qp->ibqp.qp_num);
+                     rq->src_qpn);
     return fake_fail(IBV_WC_REM_INV_REQ_ERR, peer);
   }
-  fake_copy(rs, rw->num_sge, loc, nloc, w->len);
-  qp->ctx->dev->stats.bytes_sent += w->len;
-  peer->ctx->dev->stats.bytes_received += w->len;
-  if (fake_rq_complete(peer, IBV_WC_RECV, IBV_WC_SUCCESS, w->len,
-                       imm ? &w->imm : NULL,
-                       qp->ibqp.qp_num) != IBV_WC_SUCCESS)
+  fake_copy(rs, rw->num_sge, rq->loc, rq->nloc, rq->len);
+  rq->src->stats.bytes_sent += rq->len;
+  peer->ctx->dev->stats.bytes_received += rq->len;
+  if (fake_rq_complete(peer, IBV_WC_RECV, IBV_WC_SUCCESS, rq->len,
+                       imm ? &rq->imm : NULL,
+                       rq->src_qpn) != IBV_WC_SUCCESS)
     r.peer_err = peer;
   return r;
+}
+
+struct fake_result fake_execute(const struct fake_req *rq,
+                                struct fake_qp *peer) HO_REQUIRES(fake_lock)
+{
+  switch (rq->opcode) {
+  case IBV_WR_RDMA_READ:
+    return fake_do_read(rq, peer);
+  case IBV_WR_RDMA_WRITE:
+  case IBV_WR_RDMA_WRITE_WITH_IMM:
+    return fake_do_write(rq, peer);
+  default:
+    return fake_do_send(rq, peer);
+  }
 }
 
 /* One attempt of the head WR at the responder. */
@@ -792,27 +597,25 @@ static struct fake_result fake_deliver(struct fake_qp *qp,
   peer = fake_route(qp);
   if (!peer || fake_take_drop(qp->ctx->dev))
     return (struct fake_result){.kind = FAKE_R_DROP};
-  switch (w->opcode) {
-  case IBV_WR_RDMA_READ:
-    return fake_do_read(qp, peer, w, loc, nloc);
-  case IBV_WR_RDMA_WRITE:
-  case IBV_WR_RDMA_WRITE_WITH_IMM:
-    return fake_do_write(qp, peer, w, loc, nloc);
-  default:
-    return fake_do_send(qp, peer, w, loc, nloc);
-  }
+  struct fake_req rq = {.opcode = w->opcode, .raddr = w->raddr,
+                        .len = w->len, .rkey = w->rkey, .imm = w->imm,
+                        .src_qpn = qp->ibqp.qp_num,
+                        .mtu = qp->attr.path_mtu,
+                        .reads_out = qp->reads_out, .src = qp->ctx->dev,
+                        .loc = loc, .nloc = nloc};
+  return fake_execute(&rq, peer);
 }
 
 /* ---- the send queue engine --------------------------------------------- */
 
 /* IBTA min_rnr_timer encoding, in microseconds. */
-static const uint32_t fake_rnr_us[32] = {
+const uint32_t fake_rnr_us[32] = {
     655360, 10,    20,    30,    40,    60,     80,     120,
     160,    240,   320,   480,   640,   960,    1280,   1920,
     2560,   3840,  5120,  7680,  10240, 15360,  20480,  30720,
     40960,  61440, 81920, 122880, 163840, 245760, 327680, 491520};
 
-static uint64_t fake_retry_at(struct fake_qp *qp, uint64_t t_tx)
+uint64_t fake_retry_at(struct fake_qp *qp, uint64_t t_tx)
     HO_REQUIRES(fake_lock)
 {
   if (qp->attr.timeout == 0)
@@ -820,12 +623,12 @@ static uint64_t fake_retry_at(struct fake_qp *qp, uint64_t t_tx)
   return t_tx + fake_scaled(4096ull << qp->attr.timeout);
 }
 
-static uint64_t fake_delay_ns(struct fake_dev *d) HO_REQUIRES(fake_lock)
+uint64_t fake_delay_ns(struct fake_dev *d) HO_REQUIRES(fake_lock)
 {
   return ((uint64_t)d->fault.delay_ms + fab.fault.delay_ms) * 1000000u;
 }
 
-static void fake_swqe_done(struct fake_swqe *w, enum ibv_wc_status st)
+void fake_swqe_done(struct fake_swqe *w, enum ibv_wc_status st)
 {
   w->phase = FAKE_DONE;
   w->status = st;
@@ -847,12 +650,15 @@ static void fake_swqe_transmit(struct fake_qp *qp, struct fake_swqe *w,
   w->t_tx = now;
   w->t_arrive = now + fake_delay_ns(qp->ctx->dev);
   qp->ctx->dev->stats.requests++;
+  if (fab.psn)
+    fake_psn_transmit(qp, w, now);
 }
 
-/* Everything transmitted behind the head goes back to QUEUED (go-back-N). */
-static void fake_sq_untransmit(struct fake_qp *qp)
+/* Everything transmitted from the i-th WR on goes back to QUEUED
+ * (go-back-N). */
+void fake_sq_untransmit_from(struct fake_qp *qp, unsigned i)
 {
-  for (unsigned i = 1; i < qp->sq_count; i++) {
+  for (; i < qp->sq_count; i++) {
     struct fake_swqe *w = fake_sq_at(qp, i);
     if (w->phase != FAKE_SENT)
       continue;
@@ -867,7 +673,7 @@ static void fake_swqe_wait(struct fake_qp *qp, struct fake_swqe *w,
     HO_REQUIRES(fake_lock)
 {
   struct fake_dev *d = qp->ctx->dev;
-  fake_sq_untransmit(qp);
+  fake_sq_untransmit_from(qp, 1);
   w->phase = FAKE_WAIT;
   if (r->kind == FAKE_R_RNR) {
     w->wait = FAKE_WAIT_RNR;
@@ -899,8 +705,7 @@ static void fake_swqe_arrive(struct fake_qp *qp, struct fake_swqe *w,
 }
 
 /* The head's timer fired: retry, or fail when the retries are used up. */
-static void fake_swqe_timer(struct fake_qp *qp, struct fake_swqe *w,
-                            uint64_t now) HO_REQUIRES(fake_lock)
+void fake_swqe_timer(struct fake_qp *qp, struct fake_swqe *w, uint64_t now) HO_REQUIRES(fake_lock)
 {
   bool rnr = w->wait == FAKE_WAIT_RNR;
   int *left = rnr ? &w->rnr_left : &w->retries_left;
@@ -962,7 +767,10 @@ static bool fake_sq_step(struct fake_qp *qp, uint64_t now)
     fake_swqe_timer(qp, w, now);
     return true;
   case FAKE_SENT:
-    if (now >= w->t_arrive) {
+    if (fab.psn) {
+      if (fake_psn_timer(qp, w, now))
+        return true;
+    } else if (now >= w->t_arrive) {
       fake_swqe_arrive(qp, w, now);
       return true;
     }
@@ -987,8 +795,9 @@ static bool fake_qp_run(struct fake_qp *qp, uint64_t now)
 static void fake_progress_locked(void) HO_REQUIRES(fake_lock)
 {
   uint64_t now = fake_now();
-  for (int round = 0; round < 4; round++) {
-    bool any = false;
+  int rounds = fab.psn ? 1024 : 4; /* packets bounce between QPs */
+  for (int round = 0; round < rounds; round++) {
+    bool any = fab.psn && fake_psn_deliver(now);
     for (struct fake_link *l = fab.qps.next; l != &fab.qps; l = l->next)
       any |= fake_qp_run(fake_container(l, struct fake_qp, link), now);
     if (!any)
@@ -1641,6 +1450,7 @@ static int fake_destroy_qp(struct ibv_qp *ibqp)
   if (!err && !qp)
     err = EINVAL;
   if (!err) {
+    fake_psn_qp_gone(qp);
     fake_qp_clear(qp);
     qp->scq->n_qp--;
     qp->rcq->n_qp--;
@@ -1839,6 +1649,7 @@ static int fake_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
   if (!err) {
     fake_qp_apply(qp, a, mask);
     fake_qp_enter_state(qp, next);
+    fake_psn_modified(qp, a, mask, next);
     if (mask & IBV_QP_STATE)
       qp->rec[next] = (struct fake_record){true, *a, mask};
   }
@@ -1858,6 +1669,10 @@ static int fake_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask,
     *a = qp->attr;
     a->cap = qp->init.cap;
     *init = qp->init;
+    if (fab.psn) { /* the live PSNs, as rxe_qp_to_attr() reports them */
+      a->rq_psn = qp->epsn;
+      a->sq_psn = qp->sq_next_psn;
+    }
   }
   fake_leave();
   return err;
@@ -1921,6 +1736,7 @@ static void fake_swqe_fill(struct fake_qp *qp, struct fake_swqe *w,
   }
   w->phase = FAKE_QUEUED;
   w->status = IBV_WC_SUCCESS;
+  fake_psn_assign(qp, w);
   w->retries_left = qp->attr.retry_cnt;
   w->rnr_left = qp->attr.rnr_retry;
 }
@@ -1957,7 +1773,9 @@ static int fake_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
     if (!err)
       wr = wr->next;
   }
-  if (qp)
+  if (qp && fab.psn)
+    fake_progress_locked(); /* eager delivery, and the answers */
+  else if (qp)
     fake_qp_run(qp, fake_now()); /* eager delivery */
   fake_leave();
   if (err && bad)
@@ -2035,6 +1853,7 @@ const struct ho_verbs_ops fake_verbs_ops = {
 
 static void fake_free_all(void) HO_REQUIRES(fake_lock)
 {
+  fake_psn_free_all();
   while (fab.qps.next != &fab.qps) {
     struct fake_link *l = fab.qps.next;
     fake_list_del(l);
@@ -2147,6 +1966,42 @@ void fake_fabric_set_sq_release_on_poll(bool on)
 {
   fake_control_lock();
   fab.sq_release_on_poll = on;
+  fake_leave();
+}
+
+void fake_fabric_set_psn(bool on)
+{
+  fake_control_lock();
+  fab.psn = on;
+  fake_leave();
+}
+
+void fake_fabric_set_ack_delay_ns(uint64_t ns)
+{
+  fake_control_lock();
+  fab.ack_delay_ns = ns;
+  fake_leave();
+}
+
+void fake_fabric_set_rxe_reset(bool on)
+{
+  fake_control_lock();
+  fab.rxe_reset = on;
+  fake_leave();
+}
+
+void fake_fabric_set_rxe_acks(bool on)
+{
+  fake_control_lock();
+  fab.rxe_acks = on;
+  fake_leave();
+}
+
+void fake_fabric_set_soft_roce(bool on, uint64_t ack_delay_ns)
+{
+  fake_control_lock();
+  fab.psn = fab.rxe_reset = fab.rxe_acks = on;
+  fab.ack_delay_ns = on ? ack_delay_ns : 0;
   fake_leave();
 }
 
@@ -2525,6 +2380,22 @@ int fake_qp_stats(struct ibv_qp *ibqp, struct fake_qp_stats *out)
     out->sq_outstanding = qp->sq_count;
     out->rq_posted = qp->rq_count;
     out->reads_in_flight = qp->reads_out;
+  }
+  fake_leave();
+  return qp ? 0 : EINVAL;
+}
+
+int fake_qp_psn(struct ibv_qp *ibqp, struct fake_qp_psn *out)
+{
+  struct fake_qp *qp;
+  if (!out)
+    return EINVAL;
+  fake_control_lock();
+  qp = fake_qp_find(ibqp);
+  if (qp) {
+    out->sq_next = qp->sq_next_psn;
+    out->expected = qp->epsn;
+    out->ack = qp->ack_psn;
   }
   fake_leave();
   return qp ? 0 : EINVAL;

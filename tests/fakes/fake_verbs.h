@@ -69,6 +69,55 @@
  *   object is live (EINVAL otherwise) and unused (EBUSY: a PD with MRs or
  *   QPs, a CQ with QPs, a context with PDs, CQs or QPs).
  *
+ * PSN MODE (fake_fabric_set_psn; off by default, and then none of this)
+ * - Each message takes one PSN per path-MTU packet (a READ: per response
+ *   packet), at least one, from the QP's sq_psn (set at RTS) on, assigned
+ *   when posted. The responder expects rq_psn (set at RTR) and advances by
+ *   what it executes. fake_qp_psn() shows the three PSNs; query_qp reports
+ *   the live rq_psn and sq_psn (as rxe_qp_to_attr does). A message
+ *   travels as one packet that carries its first PSN: it is executed or
+ *   refused whole (a fake simplification), and a replayed READ counts its
+ *   bytes again.
+ * - Requests and responses are packets in flight, addressed by GID and QP
+ *   number. On arrival the QP that has that number then judges them: a
+ *   request needs RTR or RTS, a response RTS, and the QP's AV must point
+ *   at the packet's source GID (RC packets carry no source QP number, so
+ *   a packet of an old connection reaches a new one; rxe_recv.c
+ *   check_addr checks addresses only). Otherwise it is dropped.
+ * - The responder: a request at the expected PSN is executed and answered
+ *   by an ACK of its last PSN (a READ by its data); one behind it
+ *   (duplicate) is not executed again but ACKed with the PSN before the
+ *   responder's ACK PSN, except a READ, which is replayed; one ahead gets
+ *   one NAK (sequence error, with the expected PSN) until a request in
+ *   order arrives. No receive: RNR NAK. Remote errors: a NAK with the
+ *   error, then the responder goes to ERR.
+ * - A response leaves its responder after the ACK delay
+ *   (fake_fabric_set_ack_delay_ns; error NAKs at once) and travels with
+ *   the responder device's delivery delay, so delays count both ways. A
+ *   responder QP that leaves RTR/RTS (RESET, ERR, destroy) before its
+ *   response leaves loses it (acks_lost); the requester times out and
+ *   retransmits (retry_cnt), as with a dropped request.
+ * - The requester takes a response whose PSN lies within the PSNs it has
+ *   outstanding (others are stale_responses and dropped): an ACK
+ *   completes every WR up to its PSN (a READ without its data is sent
+ *   again); a sequence NAK completes those before it and resends from its
+ *   PSN (counting against retry_cnt, as rxe does); an RNR NAK waits
+ *   min_rnr_timer; an error NAK completes the WR with that error. A
+ *   transport timeout resends everything outstanding (go-back-N). Progress
+ *   restarts the timer.
+ * - Soft-RoCE facts, each its own setting:
+ *   fake_fabric_set_rxe_reset: rxe_qp_reset() (rxe_qp.c) clears msn,
+ *   opcodes, sent_psn_nak and the READ resources, but not resp.ack_psn,
+ *   and RTR sets only resp.psn from rq_psn (rxe_qp_from_attr); after
+ *   RESET and reconnection a duplicate is ACKed with the previous
+ *   connection's last PSN (duplicate_request() in rxe_resp.c: ack_psn - 1)
+ *   and a duplicate READ from before the RESET finds no resource and is
+ *   dropped. Off, RESET clears the PSNs and RTR sets the ACK PSN too.
+ *   fake_fabric_set_rxe_acks: rxe's completer (check_psn() in rxe_comp.c)
+ *   takes a response past the oldest outstanding WR's last PSN as
+ *   acknowledging it, with no upper bound at the PSNs sent: a stale ACK
+ *   can complete a WR its responder never saw.
+ *
  * PROGRESS
  * No threads. Work is done eagerly in post_send (a request with no delay is
  * delivered before post_send returns) and every entry point of
@@ -112,7 +161,8 @@ enum fake_retry_semantics {
 
 /* Frees every device and object, clears faults, counters and settings:
  * time scale 1.0, real clock, rxe retry semantics, dma-buf unsupported,
- * strict MTU on, SQ slots released at completion. No devices remain. */
+ * strict MTU on, SQ slots released at completion, PSN mode and the rxe
+ * settings off, no ACK delay. No devices remain. */
 void fake_fabric_reset(void);
 
 /* Runs the fabric at the current time: retries, delayed deliveries, RNR. */
@@ -146,6 +196,27 @@ void fake_fabric_set_strict_mtu(bool on);
  * On: the slot of an unsignaled WR is freed only when a later signaled
  * completion of the QP is polled, so a QP that never signals fills up. */
 void fake_fabric_set_sq_release_on_poll(bool on);
+
+/* ---- a connection's packets (all off by default; see PSN MODE above) -- */
+
+/* PSN mode: requests carry PSNs, responses are packets of their own. */
+void fake_fabric_set_psn(bool on);
+
+/* PSN mode: fabric time (not scaled) a response waits at its responder
+ * before it leaves; 0 (the default): at once. */
+void fake_fabric_set_ack_delay_ns(uint64_t ns);
+
+/* PSN mode: RESET keeps the responder's ACK PSN and RTR does not set it,
+ * and READs from before a RESET are not replayed (Soft-RoCE). */
+void fake_fabric_set_rxe_reset(bool on);
+
+/* PSN mode: the requester takes an ACK past its oldest outstanding WR as
+ * acknowledging it however far past the PSNs it sent (Soft-RoCE). */
+void fake_fabric_set_rxe_acks(bool on);
+
+/* All four at once: PSN mode with rxe's RESET and ACK handling and the
+ * given ACK delay (on), or all off and no delay (off). */
+void fake_fabric_set_soft_roce(bool on, uint64_t ack_delay_ns);
 
 /* Objects alive (contexts + PDs + MRs + CQs + QPs); 0 after a clean test. */
 int fake_fabric_live_objects(void);
@@ -223,6 +294,11 @@ struct fake_dev_stats {
   uint64_t retries;        /* requester: retransmissions after a timeout */
   uint64_t rnr_events;     /* requester: RNR NAKs received */
   uint64_t cq_overflows;   /* CQEs lost to a full CQ of this device */
+  /* PSN mode only (fake_fabric_set_psn): */
+  uint64_t dup_requests;   /* responder: requests behind the expected PSN */
+  uint64_t seq_naks;       /* responder: NAK sequence errors sent */
+  uint64_t acks_lost;      /* responder: responses lost before they left */
+  uint64_t stale_responses; /* requester: responses matching nothing */
 };
 
 int fake_device_stats(const char *dev, struct fake_dev_stats *out);
@@ -280,9 +356,21 @@ struct fake_qp_stats {
   uint64_t retries;          /* retransmissions after a timeout */
   uint64_t rnr_events;       /* RNR NAKs received */
   uint64_t drops;            /* attempts that got no answer */
+  /* PSN mode only, as in struct fake_dev_stats: */
+  uint64_t dup_requests, seq_naks, acks_lost, stale_responses;
 };
 
 int fake_qp_stats(struct ibv_qp *qp, struct fake_qp_stats *out);
+
+/* PSN mode: the QP's next send PSN (sq_psn from RTS, advanced by each
+ * message posted), the PSN its responder expects next (rq_psn from RTR,
+ * advanced by each request executed) and its responder's ACK PSN (one past
+ * the last PSN executed; duplicates are acknowledged with ack - 1). */
+struct fake_qp_psn {
+  uint32_t sq_next, expected, ack;
+};
+
+int fake_qp_psn(struct ibv_qp *qp, struct fake_qp_psn *out);
 
 /* Whether the CQ overflowed (false for a CQ that is not live). */
 bool fake_cq_overflowed(struct ibv_cq *cq);

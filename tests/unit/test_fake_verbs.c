@@ -1428,6 +1428,391 @@ static void test_header_inline_ops(void **state)
   assert_memory_equal(e->srv.buf, e->cli.buf, 128);
 }
 
+/* ---- PSN mode ----------------------------------------------------------- */
+
+#define P10_NS (4096ull << 10) /* timeout 10: 4.2 ms */
+
+/* Connects s to peer with the given PSNs: rq_psn at RTR, sq_psn at RTS
+ * (timeout 10, retry_cnt 2, rnr_retry 3). */
+static void connect_psn(struct side *s, const struct side *peer,
+                        uint32_t rq_psn, uint32_t sq_psn)
+{
+  struct ibv_qp_attr a;
+  rtr_attr(s, peer, &a);
+  a.rq_psn = rq_psn;
+  assert_int_equal(V->modify_qp(s->qp, &a, RTR_MASK), 0);
+  rts_attr(s, 10, 2, 3, &a);
+  a.sq_psn = sq_psn;
+  assert_int_equal(V->modify_qp(s->qp, &a, RTS_MASK), 0);
+}
+
+static struct fake_qp_psn qp_psn(const struct side *s)
+{
+  struct fake_qp_psn p;
+  assert_int_equal(fake_qp_psn(s->qp, &p), 0);
+  return p;
+}
+
+static struct fake_qp_stats qstats(const struct side *s)
+{
+  struct fake_qp_stats q;
+  assert_int_equal(fake_qp_stats(s->qp, &q), 0);
+  return q;
+}
+
+/* Timers fire lazily: one retry period at a time. */
+static void advance_periods(int n)
+{
+  for (int i = 0; i < n; i++)
+    advance_ns(P10_NS);
+}
+
+static void psn_env(struct env *e, uint64_t ack_delay_ns)
+{
+  fake_fabric_set_manual_clock(true);
+  fake_fabric_set_psn(true);
+  fake_fabric_set_ack_delay_ns(ack_delay_ns);
+  connect_psn(&e->cli, &e->srv, 0x700, 0x100);
+  connect_psn(&e->srv, &e->cli, 0x100, 0x700);
+}
+
+/* In order: executed, acknowledged by the PSN of the last packet; PSNs
+ * advance by path-MTU packets (1024 here). */
+static void test_psn_in_order(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  psn_env(e, 0);
+  fill(e->cli.buf, 8192, 3);
+  assert_int_equal(post_write(&e->cli, 1, &e->srv, 0, 3000), 0);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+  assert_memory_equal(e->srv.buf, e->cli.buf, 3000);
+  assert_int_equal(qp_psn(&e->cli).sq_next, 0x103);
+  assert_int_equal(qp_psn(&e->srv).expected, 0x103);
+  assert_int_equal(qp_psn(&e->srv).ack, 0x103);
+  /* A READ takes its response packets' PSNs, a 0-byte message one. */
+  assert_int_equal(post_op(&e->cli, IBV_WR_RDMA_READ, 2, 4096, &e->srv, 0,
+                           2048, IBV_SEND_SIGNALED), 0);
+  assert_int_equal(post_op(&e->cli, IBV_WR_RDMA_WRITE, 3, 0, &e->srv, 0, 0,
+                           IBV_SEND_SIGNALED), 0);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+  assert_memory_equal(e->cli.buf + 4096, e->srv.buf, 2048);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 3, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+  assert_int_equal(qp_psn(&e->srv).expected, 0x106);
+  /* query_qp shows the live PSNs, as rxe does. */
+  struct ibv_qp_attr a;
+  struct ibv_qp_init_attr ia;
+  assert_int_equal(V->query_qp(e->cli.qp, &a, IBV_QP_SQ_PSN, &ia), 0);
+  assert_int_equal(a.sq_psn, 0x106);
+  struct fake_qp_stats q = qstats(&e->srv);
+  assert_int_equal(q.dup_requests + q.seq_naks + q.acks_lost, 0);
+  assert_int_equal(qstats(&e->cli).stale_responses, 0);
+}
+
+/* The ACK leaves after its delay (and the responder's delivery delay): the
+ * data is in place before the requester's completion. */
+static void test_psn_ack_delay(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  psn_env(e, 2 * NS_PER_MS);
+  assert_int_equal(fake_device_set_delay_ms("fake_srv0", 1), 0);
+  fill(e->cli.buf, 256, 4);
+  assert_int_equal(post_write(&e->cli, 1, &e->srv, 0, 256), 0);
+  assert_memory_equal(e->srv.buf, e->cli.buf, 256);
+  advance_ns(3 * NS_PER_MS - 1);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 0);
+  advance_ns(1);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+  /* Reset after the ACK left: nothing is lost. */
+  assert_int_equal(post_recv(&e->srv, 9, 0, 64), 0);
+  assert_int_equal(post_op(&e->cli, IBV_WR_SEND, 2, 0, NULL, 0, 64,
+                           IBV_SEND_SIGNALED), 0);
+  advance_ns(2 * NS_PER_MS);
+  reset_qp(&e->srv);
+  advance_ns(NS_PER_MS);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND);
+  assert_int_equal(qstats(&e->srv).acks_lost, 0);
+}
+
+/* The responder is reset after its receive completed but before the ACK
+ * left: the ACK is lost, the requester retransmits into a QP that no
+ * longer answers and fails after retry_cnt retries. */
+static void test_psn_ack_lost_on_reset(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  psn_env(e, NS_PER_MS);
+  assert_int_equal(post_recv(&e->srv, 9, 0, 64), 0);
+  assert_int_equal(post_op(&e->cli, IBV_WR_SEND, 1, 0, NULL, 0, 64,
+                           IBV_SEND_SIGNALED), 0);
+  assert_int_equal(poll_now(e->srv.cq, &wc), 1);
+  expect_wc(&wc, 9, IBV_WC_SUCCESS, IBV_WC_RECV);
+  reset_qp(&e->srv); /* as the library does when final arrives */
+  assert_int_equal(qstats(&e->srv).acks_lost, 1);
+  assert_int_equal(dev_stats("fake_srv0").acks_lost, 1);
+  for (int i = 0; i < 2; i++) {
+    advance_ns(P10_NS);
+    assert_int_equal(poll_now(e->cli.cq, &wc), 0);
+  }
+  advance_ns(P10_NS);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 1, IBV_WC_RETRY_EXC_ERR, IBV_WC_SEND);
+  struct fake_dev_stats s = dev_stats("fake_cli0");
+  assert_int_equal(s.requests, 3);
+  assert_int_equal(s.retries, 2);
+  assert_int_equal(s.requests_dropped, 3);
+  /* The same with the QP moved to ERR, and destroyed. */
+  reconnect(&e->cli, &e->srv, 10, 2, 3);
+  assert_int_equal(to_rtr(&e->srv, &e->cli), 0);
+  assert_int_equal(post_write(&e->cli, 2, &e->srv, 0, 64), 0);
+  struct ibv_qp_attr err = {.qp_state = IBV_QPS_ERR};
+  assert_int_equal(V->modify_qp(e->srv.qp, &err, IBV_QP_STATE), 0);
+  assert_int_equal(qstats(&e->srv).acks_lost, 2);
+  reconnect(&e->srv, &e->cli, 10, 2, 3);
+  assert_int_equal(post_write(&e->srv, 3, &e->cli, 0, 64), 0);
+  V->destroy_qp(e->cli.qp);
+  e->cli.qp = NULL;
+  assert_int_equal(dev_stats("fake_cli0").acks_lost, 1);
+  advance_periods(4);
+  assert_int_equal(poll_now(e->srv.cq, &wc), 1);
+  expect_wc(&wc, 3, IBV_WC_RETRY_EXC_ERR, IBV_WC_RDMA_WRITE);
+}
+
+/* Behind the expected PSN: not executed again, ACKed with the PSN before
+ * the responder's ACK PSN, which the requester does not expect. Ahead: one
+ * sequence NAK, then silence. */
+static void test_psn_duplicate_and_ahead(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  fake_fabric_set_manual_clock(true);
+  fake_fabric_set_psn(true);
+  connect_psn(&e->srv, &e->cli, 100, 0);
+  connect_psn(&e->cli, &e->srv, 0, 90);
+  fill(e->cli.buf, 64, 5);
+  assert_int_equal(post_recv(&e->srv, 9, 0, 64), 0);
+  assert_int_equal(post_op(&e->cli, IBV_WR_SEND, 1, 0, NULL, 0, 64,
+                           IBV_SEND_SIGNALED), 0);
+  assert_int_equal(poll_now(e->srv.cq, &wc), 0);
+  assert_true(all_zero(e->srv.buf, 64));
+  assert_int_equal(qstats(&e->srv).dup_requests, 1);
+  assert_int_equal(qstats(&e->cli).stale_responses, 1); /* ACK of 99 */
+  advance_periods(3);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 1, IBV_WC_RETRY_EXC_ERR, IBV_WC_SEND);
+  assert_int_equal(qstats(&e->srv).dup_requests, 3);
+  assert_int_equal(qp_psn(&e->srv).expected, 100);
+
+  /* A duplicate READ is replayed: the data comes back. */
+  assert_int_equal(qstats(&e->cli).stale_responses, 3);
+  reset_qp(&e->cli);
+  connect_psn(&e->cli, &e->srv, 0, 97);
+  fill(e->srv.buf + 4096, 128, 6);
+  assert_int_equal(post_op(&e->cli, IBV_WR_RDMA_READ, 2, 4096, &e->srv, 4096,
+                           128, IBV_SEND_SIGNALED), 0);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_READ);
+  assert_memory_equal(e->cli.buf + 4096, e->srv.buf + 4096, 128);
+  assert_int_equal(qp_psn(&e->srv).expected, 100);
+
+  /* Ahead: one NAK with the expected PSN, which the requester's window
+   * does not hold; retransmissions get no second NAK. */
+  reset_qp(&e->cli);
+  connect_psn(&e->cli, &e->srv, 0, 110);
+  assert_int_equal(post_write(&e->cli, 3, &e->srv, 0, 64), 0);
+  assert_int_equal(qstats(&e->srv).seq_naks, 1);
+  assert_int_equal(qstats(&e->cli).stale_responses, 4); /* NAK of 100 */
+  advance_periods(3);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 3, IBV_WC_RETRY_EXC_ERR, IBV_WC_RDMA_WRITE);
+  assert_int_equal(qstats(&e->srv).seq_naks, 1);
+  assert_true(all_zero(e->srv.buf, 64));
+}
+
+/* A gap (a request lost on the way) is NAKed; the requester resends from
+ * the NAK's PSN and everything completes in order. */
+static void test_psn_nak_resends(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc[4];
+  psn_env(e, 0);
+  fill(e->cli.buf, 4096, 8);
+  assert_int_equal(fake_device_drop_next("fake_cli0", 1), 0);
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(post_write(&e->cli, 1 + (uint64_t)i, &e->srv,
+                                (size_t)i * 1024, 1024), 0);
+  assert_int_equal(V->poll_cq(e->cli.cq, 4, wc), 3);
+  for (int i = 0; i < 3; i++)
+    expect_wc(&wc[i], 1 + (uint64_t)i, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+  assert_memory_equal(e->srv.buf, e->cli.buf, 3072);
+  assert_int_equal(qstats(&e->srv).seq_naks, 1);
+  assert_int_equal(qstats(&e->cli).retries, 1);
+  assert_int_equal(qp_psn(&e->srv).expected, 0x103);
+}
+
+/* A request of the previous connection, delayed on the wire, reaches the
+ * QP that has its number after both sides were reset and reconnected. It
+ * is judged by the new PSNs: behind, dropped and re-ACKed; at the expected
+ * PSN, executed as if it were the new connection's. */
+static void test_psn_late_packet_of_old_connection(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  psn_env(e, 0);
+  assert_int_equal(fake_device_set_delay_ms("fake_cli0", 5), 0);
+  fill(e->cli.buf, 128, 9);
+  assert_int_equal(post_write(&e->cli, 1, &e->srv, 0, 64), 0); /* PSN 0x100 */
+  reset_qp(&e->cli);
+  reset_qp(&e->srv);
+  assert_int_equal(fake_device_set_delay_ms("fake_cli0", 0), 0);
+  connect_psn(&e->srv, &e->cli, 0x200, 0x900);
+  connect_psn(&e->cli, &e->srv, 0x900, 0x200);
+  advance_ns(5 * NS_PER_MS);
+  assert_true(all_zero(e->srv.buf, 64));
+  assert_int_equal(qstats(&e->srv).dup_requests, 1);
+  assert_int_equal(qstats(&e->cli).stale_responses, 1);
+  assert_int_equal(post_write(&e->cli, 2, &e->srv, 64, 64), 0);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+
+  /* The same PSNs on the new connection: the stale WRITE lands. */
+  assert_int_equal(fake_device_set_delay_ms("fake_cli0", 5), 0);
+  assert_int_equal(post_write(&e->cli, 3, &e->srv, 0, 64), 0); /* 0x201 */
+  reset_qp(&e->cli);
+  reset_qp(&e->srv);
+  connect_psn(&e->srv, &e->cli, 0x201, 0x900);
+  assert_int_equal(fake_device_set_delay_ms("fake_cli0", 0), 0);
+  advance_ns(5 * NS_PER_MS);
+  assert_memory_equal(e->srv.buf, e->cli.buf, 64);
+  assert_int_equal(qp_psn(&e->srv).expected, 0x202);
+}
+
+/* One round: a WRITE whose ACK is still on the way (5 ms) when both sides
+ * are reset; the requester reconnects with PSNs just below the old ones
+ * while the responder stays in INIT, and sends a WRITE that is dropped.
+ * The old ACK arrives first. Returns the new WRITE's completions by then. */
+static int late_ack_round(struct env *e, uint64_t id, struct ibv_wc *wc)
+{
+  connect_psn(&e->cli, &e->srv, 0x700, 0x100);
+  connect_psn(&e->srv, &e->cli, 0x100, 0x700);
+  assert_int_equal(fake_device_set_delay_ms("fake_srv0", 5), 0);
+  assert_int_equal(post_write(&e->cli, id, &e->srv, 0, 64), 0);
+  reset_qp(&e->srv);
+  reset_qp(&e->cli);
+  connect_psn(&e->cli, &e->srv, 0x700, 0xf0);
+  fill(e->cli.buf + 64, 64, (uint8_t)id);
+  assert_int_equal(post_write(&e->cli, id + 1, &e->srv, 64, 64), 0);
+  advance_ns(5 * NS_PER_MS);
+  return poll_now(e->cli.cq, wc);
+}
+
+/* An ACK of the previous connection reaches the requester's reused QP: by
+ * IBTA's rule it is outside the PSNs outstanding and dropped; with rxe's
+ * completer it completes a WRITE that never arrived. */
+static void test_psn_late_ack_of_old_connection(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  fake_fabric_set_manual_clock(true);
+  fake_fabric_set_psn(true);
+  assert_int_equal(late_ack_round(e, 1, &wc), 0);
+  assert_int_equal(qstats(&e->cli).stale_responses, 1);
+  advance_periods(3);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 2, IBV_WC_RETRY_EXC_ERR, IBV_WC_RDMA_WRITE);
+  reset_qp(&e->cli);
+
+  fake_fabric_set_rxe_acks(true);
+  assert_int_equal(late_ack_round(e, 3, &wc), 1);
+  expect_wc(&wc, 4, IBV_WC_SUCCESS, IBV_WC_RDMA_WRITE);
+  assert_true(all_zero(e->srv.buf + 64, 64));
+  assert_int_equal(qstats(&e->cli).stale_responses, 1);
+}
+
+/* rxe: RESET keeps the responder's ACK PSN and RTR does not set it, so a
+ * duplicate on the new connection is ACKed with the old one's PSN; and
+ * rxe's completer takes an ACK past its oldest WR as acknowledging it: a
+ * SEND completes successfully that the responder never took. */
+static void test_rxe_reset_keeps_ack_psn(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  psn_env(e, 0);
+  fake_fabric_set_rxe_reset(true);
+  fake_fabric_set_rxe_acks(true);
+  assert_int_equal(post_write(&e->cli, 1, &e->srv, 0, 64), 0);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  assert_int_equal(qp_psn(&e->srv).ack, 0x101);
+  reset_qp(&e->srv);
+  reset_qp(&e->cli);
+  assert_int_equal(qp_psn(&e->srv).ack, 0x101);
+  assert_int_equal(qp_psn(&e->srv).expected, 0x101); /* resp.psn too */
+  connect_psn(&e->srv, &e->cli, 0x500, 0);
+  connect_psn(&e->cli, &e->srv, 0, 0xfffff0); /* behind 0x500 */
+  assert_int_equal(qp_psn(&e->srv).ack, 0x101);
+  assert_int_equal(qp_psn(&e->srv).expected, 0x500);
+  assert_int_equal(post_recv(&e->srv, 9, 0, 64), 0);
+  assert_int_equal(post_op(&e->cli, IBV_WR_SEND, 2, 0, NULL, 0, 64,
+                           IBV_SEND_SIGNALED), 0);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 2, IBV_WC_SUCCESS, IBV_WC_SEND); /* ACK of 0x100 */
+  assert_int_equal(poll_now(e->srv.cq, &wc), 0);  /* never received */
+  assert_int_equal(qstats(&e->srv).rq_posted, 1);
+  assert_int_equal(qstats(&e->srv).dup_requests, 1);
+  /* A duplicate READ from before the RESET finds no resource: dropped. */
+  assert_int_equal(post_op(&e->cli, IBV_WR_RDMA_READ, 3, 0, &e->srv, 0, 64,
+                           IBV_SEND_SIGNALED), 0);
+  advance_periods(3);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 3, IBV_WC_RETRY_EXC_ERR, IBV_WC_RDMA_READ);
+  assert_int_equal(qstats(&e->srv).dup_requests, 4);
+
+  /* Without the rxe settings: RTR sets the ACK PSN and the requester's
+   * window refuses the ACK. */
+  fake_fabric_set_rxe_reset(false);
+  fake_fabric_set_rxe_acks(false);
+  reset_qp(&e->srv);
+  reset_qp(&e->cli);
+  assert_int_equal(qp_psn(&e->srv).expected, 0);
+  connect_psn(&e->srv, &e->cli, 0x500, 0);
+  connect_psn(&e->cli, &e->srv, 0, 0xfffff0);
+  assert_int_equal(qp_psn(&e->srv).ack, 0x500);
+  assert_int_equal(post_op(&e->cli, IBV_WR_SEND, 4, 0, NULL, 0, 64,
+                           IBV_SEND_SIGNALED), 0);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 0);
+  assert_int_equal(qstats(&e->cli).stale_responses, 1);
+  advance_periods(3);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 4, IBV_WC_RETRY_EXC_ERR, IBV_WC_SEND);
+}
+
+/* RNR and remote errors travel as NAKs. */
+static void test_psn_rnr_and_errors(void **state)
+{
+  struct env *e = *state;
+  struct ibv_wc wc;
+  psn_env(e, 0);
+  assert_int_equal(post_op(&e->cli, IBV_WR_SEND, 1, 0, NULL, 0, 64,
+                           IBV_SEND_SIGNALED), 0);
+  assert_int_equal(qstats(&e->cli).rnr_events, 1);
+  assert_int_equal(post_recv(&e->srv, 9, 0, 64), 0);
+  advance_ns(10 * 1000); /* min_rnr_timer 1: 10 us */
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 1, IBV_WC_SUCCESS, IBV_WC_SEND);
+  assert_int_equal(post_op(&e->cli, IBV_WR_RDMA_WRITE, 2, 0, &e->srv, BUF,
+                           64, IBV_SEND_SIGNALED), 0);
+  assert_int_equal(poll_now(e->cli.cq, &wc), 1);
+  expect_wc(&wc, 2, IBV_WC_REM_ACCESS_ERR, IBV_WC_RDMA_WRITE);
+  assert_int_equal(qp_state(e->srv.qp), IBV_QPS_ERR);
+  assert_int_equal(qp_state(e->cli.qp), IBV_QPS_ERR);
+}
+
 /* ---- threads ----------------------------------------------------------- */
 
 #define THREADS 4
@@ -1521,6 +1906,15 @@ int main(void)
       T(test_cq_overflow_and_sq_release),
       T(test_dmabuf),
       T(test_header_inline_ops),
+      T(test_psn_in_order),
+      T(test_psn_ack_delay),
+      T(test_psn_ack_lost_on_reset),
+      T(test_psn_duplicate_and_ahead),
+      T(test_psn_nak_resends),
+      T(test_psn_late_packet_of_old_connection),
+      T(test_psn_late_ack_of_old_connection),
+      T(test_rxe_reset_keeps_ack_psn),
+      T(test_psn_rnr_and_errors),
       T(test_threads),
 #undef T
   };
