@@ -42,6 +42,9 @@ int world_create(struct world *w, const struct ho_gpu_ops *gpu)
   memset(w, 0, sizeof *w);
   fake_fabric_reset();
   fake_fabric_set_time_scale(0.01); /* timeout 14: 0.67 ms a try */
+  /* End to end as on Soft-RoCE: PSNs, acknowledgements that travel (and
+   * die with a QP that leaves RTS first), rxe's RESET and ACK handling. */
+  fake_fabric_set_soft_roce(true, 20000);
   if (ho_fake_sysfs_create(&w->fs) != 0)
     return -1;
   if (world_add_nic(w, WORLD_CLIENT_NIC, WORLD_CLIENT_BUS) != 0 ||
