@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # hipObject against perftest on the same Soft-RoCE device, in one VM boot:
-# GET/PUT throughput (1 and 4 streams) next to ib_read_bw/ib_write_bw, and
-# a 4 KiB GET's latency next to ibv_rc_pingpong's round trip. Prints a
+# GET/PUT throughput (1 and 4 streams) next to ib_read_bw/ib_write_bw, a
+# 4 KiB GET's latency next to ibv_rc_pingpong's round trip, and the p50 of
+# 4 KiB and 64 KiB GETs and PUTs next to their floor: the same client's
+# plain-HTTP request plus ib_write_lat's typical latency. Prints a
 # markdown table with the ratios; --write puts it in docs/performance.md.
 #   bench/rxe-bench.sh [--write]
 set -euo pipefail
@@ -9,10 +11,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/vm
 res=$(mktemp -d)
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j"$(nproc)" --target hipobj hipobj-test-server hipobj-vmtest \
+cmake --build "$build" -j"$(nproc)" --target hipobj hipobj_s3 hipobj_cli hipobj-test-server hipobj-vmtest \
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
 "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 1200 --timeout 1500 --results "$res" \
   --file "$build/src/libhipobj.so.0:lib/libhipobj.so.0" \
+  --file "$build/integrations/curl/libhipobj_s3.so.0:lib/libhipobj_s3.so.0" \
+  --file "$build/tools/hipobj/hipobj:bin/hipobj" \
+  --file "$(command -v curl):bin/curl" \
   --file "$build/server/hipobj-test-server:bin/hipobj-test-server" \
   --file "$build/tests/vm/hipobj-vmtest:bin/hipobj-vmtest" \
   --file "$root/tests/vm/lib.sh:lib.sh" \

@@ -10,6 +10,14 @@ def parse(path):
     perf, bench, lat = {}, {}, {}
     for line in open(path):
         kv = dict(re.findall(r"(\w+)=([\w.]+)", line))
+        if line.startswith("LAT"):
+            lat[("p50", kv["op"], int(kv["size"]), kv["path"])] = float(kv["p50_ms"]) * 1000
+            lat[("qpt", kv["op"], int(kv["size"]), kv["path"])] = float(kv["qpt"])
+            lat[("reuse", kv["op"], int(kv["size"]), kv["path"])] = float(kv["reuse"])
+            continue
+        if line.startswith("PERF") and "t_typical_us" in kv:
+            lat[("wlat", int(kv["size"]))] = float(kv["t_typical_us"])
+            continue
         if line.startswith("PERF") and "MBps" in kv:
             perf[(kv["tool"], int(kv["size"]))] = float(kv["MBps"])
         elif line.startswith("PERF"):
@@ -54,9 +62,31 @@ def table(perf, bench, lat):
     return out
 
 
+def floor_table(lat):
+    rows = ["| op | size | hipObject p50 (us) | HTTP p50 (us) | ib_write_lat (us) "
+            "| floor (us) | ratio | reuse | QP transitions / transfer |",
+            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for op in ("GET", "PUT"):
+        for size in (4096, 65536):
+            r = lat.get(("p50", op, size, "RDMA"))
+            h = lat.get(("p50", op, size, "HTTP"))
+            w = lat.get(("wlat", size))
+            if r is None or h is None or w is None:
+                continue
+            fl = h + w
+            rows.append(f"| {op} | {human(size)} | {r:.0f} | {h:.0f} | {w:.1f} | {fl:.0f} "
+                        f"| {r / fl:.2f}x | {100 * lat[('reuse', op, size, 'RDMA')]:.0f}% "
+                        f"| {lat[('qpt', op, size, 'RDMA')]:.2f} |")
+    return "\n".join(rows) if len(rows) > 2 else ""
+
+
 def main():
     perf, bench, lat = parse(sys.argv[1])
-    text = table(perf, bench, lat)
+    text = table(perf, bench, {k: v for k, v in lat.items() if isinstance(k, str)})
+    floors = floor_table(lat)
+    if floors:
+        text += "\n\nSmall objects against their floor (the same client's plain-HTTP " \
+                "request + ib_write_lat's typical latency), one server, connections kept:\n\n" + floors
     print("Throughput in MB/s (10^6 bytes/s); ratio = best hipObject figure / perftest\n")
     print(text)
     if len(sys.argv) > 3 and sys.argv[2] == "--write":

@@ -344,7 +344,7 @@ typedef struct {
   uint64_t bytesPut;     /* moved by successful PUTs (out of buffers) */
   uint64_t failures[HIPOBJ_INFO_MAX_ERRORS]; /* by hipObjOpError_t; codes
                                                 from 31 count in [31] */
-  /* Connections (docs/protocol.md, section 5); since 0.2.0, offset 488. */
+  /* Connections (docs/protocol.md, section 5), from offset 488. */
   uint64_t connectionsMade;   /* new connections */
   uint64_t connectionsReused; /* transfers that rode an existing one */
   uint64_t retiredFailure;    /* connections retired after a failure */
