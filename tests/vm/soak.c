@@ -9,8 +9,10 @@
  *
  * ENDPOINTS is a comma-separated list. A failed transfer is counted as
  * "during a restart" when the file /tmp/soak-restarting existed when it
- * started or ended (the case creates it around a server restart); any
- * other failure fails the run. With "steady", the process first makes one
+ * started or ended (the case creates it before it stops a server and
+ * removes it once transfers in flight have failed), unless it started
+ * after /tmp/soak-back appeared (the server was listening again): those,
+ * and any other failure, fail the run. With "steady", the process first makes one
  * transfer per stream and endpoint, then checks that the rest made no QP
  * state transition on either side (server stats, library info).
  * Prints one line: "soak: N transfers, F failed, R during restart, ...".
@@ -31,6 +33,7 @@
 #define MAX_SIZE (4u << 20)
 #define GUARD 64
 #define MARK "/tmp/soak-restarting"
+#define BACK "/tmp/soak-back"
 
 static char *endpoints[MAX_EP];
 static unsigned nep;
@@ -73,6 +76,7 @@ static size_t pick_size(uint64_t *rng)
 }
 
 static int restarting(void) { return access(MARK, F_OK) == 0; }
+static int back(void) { return access(BACK, F_OK) == 0; }
 
 static hipObjOpError_t xfer(struct stream *s, unsigned ep, unsigned slot,
                             int op, size_t n, long *status)
@@ -106,7 +110,7 @@ static void one(struct stream *s, unsigned i)
   int op = (!o->valid || next(&s->rng) % 2) ? HIPOBJ_RDMA_OP_PUT : HIPOBJ_RDMA_OP_GET;
   size_t n = op == HIPOBJ_RDMA_OP_PUT ? pick_size(&s->rng) : o->size;
   uint32_t seed = (uint32_t)next(&s->rng);
-  int was_restarting = restarting();
+  int was_restarting = restarting() && !back();
   memset(s->buf, 0xa5, GUARD);
   memset(s->buf + GUARD + n, 0xa5, GUARD);
   if (op == HIPOBJ_RDMA_OP_PUT)

@@ -6,8 +6,10 @@
 #     and end during the run and alternate between the servers; server A is
 #     restarted once in the middle (same port, same data directory) and the
 #     clients recover by themselves.
-# Every byte is verified; a failure counts only while /tmp/soak-restarting
-# exists (the restart window). Prints both servers' connection counters.
+# Every byte is verified; a failure is tolerated only for a transfer that
+# started or ended while server A was down, or in flight when it stopped
+# (/tmp/soak-restarting); one that starts once A listens again
+# (/tmp/soak-back) must succeed. Prints both servers' connection counters.
 . /payload/lib.sh
 : "${SOAK_PER_PROC:=2000}"
 rc=0
@@ -56,6 +58,7 @@ echo "restarting server A"
 touch /tmp/soak-restarting
 kill -TERM $A_PID; wait $A_PID 2>/dev/null
 start_at A "$PORT_A" /tmp/soakA || rc=1
+touch /tmp/soak-back # a transfer started from now on must succeed
 for i in 5 6 7 8; do
   s=8; [ $((i % 2)) -eq 0 ] && s=1
   n=$((SOAK_PER_PROC / s)); [ $s -eq 1 ] && n=$((SOAK_PER_PROC / 4))
@@ -63,7 +66,7 @@ for i in 5 6 7 8; do
   pids="$pids $!"
 done
 sleep 8
-rm -f /tmp/soak-restarting
+rm -f /tmp/soak-restarting /tmp/soak-back
 for p in $pids; do wait $p || rc=1; done
 cat /tmp/soak.p*.log | grep -v '^soak: steady'
 total=$(cat /tmp/soak.p*.log | sed -n 's/^soak: pid [0-9]*: \([0-9]*\) transfers.*/\1/p' |
