@@ -110,7 +110,7 @@ static void one(struct stream *s, unsigned i)
   int op = (!o->valid || next(&s->rng) % 2) ? HIPOBJ_RDMA_OP_PUT : HIPOBJ_RDMA_OP_GET;
   size_t n = op == HIPOBJ_RDMA_OP_PUT ? pick_size(&s->rng) : o->size;
   uint32_t seed = (uint32_t)next(&s->rng);
-  int was_restarting = restarting() && !back();
+  int started_back = back(), was_restarting = restarting();
   memset(s->buf, 0xa5, GUARD);
   memset(s->buf + GUARD + n, 0xa5, GUARD);
   if (op == HIPOBJ_RDMA_OP_PUT)
@@ -122,7 +122,7 @@ static void one(struct stream *s, unsigned i)
   atomic_fetch_add(&done, 1);
   if (e != hipObjSuccess) {
     o->valid = 0; /* a failed PUT may or may not have landed */
-    if (was_restarting || restarting()) {
+    if (!started_back && (was_restarting || restarting())) {
       atomic_fetch_add(&restart_failed, 1);
     } else {
       atomic_fetch_add(&failed, 1);
