@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Token decoding, reply parsing and protocol messages on arbitrary bytes:
- * no crash, and whatever decodes re-encodes to the same token. */
+/* Token decoding, reply parsing, the server's offer and protocol messages
+ * on arbitrary bytes: no crash, and whatever decodes re-encodes to the same
+ * bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   struct ho_reply r;
   if (ho_reply_parse(s, size, &r) && (r.status < 100 || r.status > 599))
     abort();
+  struct ho_conn_offer o;
+  if (ho_reply_parse(s, size, &r) && r.has_peer && ho_offer_decode(&r.peer, &o)) {
+    struct ho_token again = r.peer;
+    ho_offer_encode(&o, &again);
+    if (again.rkey != r.peer.rkey || again.len != r.peer.len ||
+        (o.version == 2 && ho_conn_tag(o.conn_id) == 0))
+      abort();
+  }
   int code;
   hipObjParseRdmaReply(s, size, &code);
   struct ho_msg m;
