@@ -51,7 +51,7 @@ curl -sf -X PUT "$ENDPOINT/lat" >/dev/null
 for mode in --no-rdma --require-rdma; do
   hipobj bench s3://lat/x --endpoint "$ENDPOINT" --sizes 4K,64K --concurrency 1 \
     --iterations 300 $mode --json >/tmp/lat.json 2>/tmp/lat.err || cat /tmp/lat.err
-  tr -d '\n' </tmp/lat.json | sed 's/},/}\n/g' |
+  { tr -d '\n' </tmp/lat.json | sed 's/},/}\n/g'; echo; } |
     sed -n 's/.*"op": "\([A-Z]*\)", "size": \([0-9]*\),.*"p50_ms": \([0-9.]*\),.*"p99_ms": \([0-9.]*\), "path": "\([A-Z]*\)", "reuse": \([0-9.]*\), "qp_transitions_per_transfer": \([0-9.]*\).*/LAT op=\1 size=\2 p50_ms=\3 p99_ms=\4 path=\5 reuse=\6 qpt=\7/p' |
     tee -a "$out"
 done
