@@ -285,8 +285,12 @@ int hp_target_get(PyObject *obj, bool writable, struct hp_target *t)
   return 0;
 }
 
+/* A producer's deleter may run Python code, which must not see the
+ * exception of a failed call: it is kept aside meanwhile. */
 void hp_target_release(struct hp_target *t)
 {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
   if (t->has_view)
     PyBuffer_Release(&t->view);
   if (t->managed) {
@@ -297,4 +301,5 @@ void hp_target_release(struct hp_target *t)
   Py_XDECREF(t->capsule);
   Py_XDECREF(t->owner);
   memset(t, 0, sizeof *t);
+  PyErr_Restore(type, value, tb);
 }
