@@ -17,6 +17,8 @@ from ._core import (  # noqa: F401
     NotFound, OutOfMemory, ProtocolError, RdmaDeclined, RdmaFailed,
     RdmaUnavailable, TransferResult, library_version)
 from ._array import get_array  # noqa: F401
+from ._safetensors import (  # noqa: F401
+    load_safetensors, read_safetensors_metadata, save_safetensors)
 
 __version__ = "0.1.0"
 
