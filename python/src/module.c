@@ -19,11 +19,22 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__core(void);
 
+#ifdef HIPOBJ_PY_FABRIC
+/* python/tests/fabric/fabric_module.c: only in the fabric test build. */
+extern PyMethodDef hp_fabric_functions[];
+#endif
+
 PyMODINIT_FUNC PyInit__core(void)
 {
   PyObject *m = PyModule_Create(&module_def);
   if (!m)
     return NULL;
+#ifdef HIPOBJ_PY_FABRIC
+  if (PyModule_AddFunctions(m, hp_fabric_functions)) {
+    Py_DECREF(m);
+    return NULL;
+  }
+#endif
   if (hp_errors_add(m) || hp_client_add(m)) {
     Py_DECREF(m);
     return NULL;
