@@ -258,12 +258,29 @@ static const char *reason_of(hipObjS3Fallback_t f)
   }
 }
 
-static PyObject *make_result(const hipObjS3Result_t *r,
+/* Why bytes fell back: the glue's message, else why the client has no
+ * RDMA. */
+static void fallback_text(const hipObjS3Client_t *c, const hipObjS3Result_t *r,
+                          char *out, size_t cap)
+{
+  out[0] = '\0';
+  if (!r->fellBack)
+    return;
+  if (r->message[0])
+    snprintf(out, cap, "%s", r->message);
+  else
+    hipObjS3ClientRdma(c, out, cap, NULL);
+}
+
+static PyObject *make_result(const hipObjS3Client_t *c,
+                             const hipObjS3Result_t *r,
                              const struct hp_target *t)
 {
+  char why[HIPOBJ_S3_MESSAGE_LEN];
   PyObject *res = PyStructSequence_New(result_type);
   if (!res)
     return NULL;
+  fallback_text(c, r, why, sizeof why);
   const char *reason = reason_of(r->fallbackReason);
   PyObject *v[] = {
       PyLong_FromUnsignedLongLong(r->bytes),
@@ -275,7 +292,7 @@ static PyObject *make_result(const hipObjS3Result_t *r,
       PyUnicode_FromString(r->etag),
       PyLong_FromUnsignedLongLong(r->objectSize),
       PyUnicode_FromString(t ? t->kind : ""),
-      PyUnicode_FromString(r->fellBack ? r->message : ""),
+      PyUnicode_FromString(why),
   };
   for (Py_ssize_t i = 0; i < (Py_ssize_t)(sizeof v / sizeof v[0]); i++) {
     if (!v[i]) {
@@ -335,7 +352,7 @@ static PyObject *transfer(Client *self, PyObject *url, PyObject *obj,
   st = run(c, &o, &t, q, &r);
   Py_END_ALLOW_THREADS
   self->busy--;
-  PyObject *res = st == hipObjS3Ok ? make_result(&r, &t) : hp_raise(&r);
+  PyObject *res = st == hipObjS3Ok ? make_result(c, &r, &t) : hp_raise(&r);
   hp_target_release(&t);
   return res;
 }

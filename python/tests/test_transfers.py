@@ -29,7 +29,7 @@ def check_path(c, srv, before, n_out, n_in, result):
         assert got == (n_out, n_in, 0, 0)
         assert result.path == "http" and result.fell_back
         assert result.fallback_reason == "no-rdma"
-        assert result.parts_rdma == 0
+        assert result.parts_rdma == 0 and result.message == c.rdma_reason
 
 
 SIZES = [1, 4096, 65537, 1 << 20]
