@@ -74,5 +74,6 @@ def expected_path(c):
     return "rdma" if c.rdma else "http"
 
 # python/tests/fabric needs the fabric build of hipobj._core (ctest
-# python_fabric), not the package pip builds.
-collect_ignore = ["fabric"]
+# python_fabric), not the package pip builds; python/tests/gpu a GPU
+# (run-h200.sh).
+collect_ignore = ["fabric", "gpu"]
