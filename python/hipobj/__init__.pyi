@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-from typing import Any, Mapping, NamedTuple, Optional, Union
+from typing import Any, Callable, Mapping, NamedTuple, Optional, Union
 
 __version__: str
 
@@ -56,7 +56,9 @@ class Client:
                  nic: Optional[str] = None, gpu: int = -1,
                  part_size: int = 0, concurrency: int = 0,
                  require_rdma: bool = False, rdma: bool = True,
-                 sign: bool = True, use_env: bool = True) -> None: ...
+                 sign: bool = True, use_env: bool = True,
+                 progress: Optional[Callable[[int, int], Any]] = None
+                 ) -> None: ...
     def get_into(self, url: str, target: Target, offset: int = 0,
                  length: Optional[int] = None) -> TransferResult: ...
     def put_from(self, url: str, source: Target) -> TransferResult: ...

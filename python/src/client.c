@@ -21,6 +21,7 @@ typedef struct {
   PyObject *cache;      /* the registration cache (a capsule) */
   unsigned busy;        /* transfers in flight */
   bool rdma;
+  PyObject *progress;   /* the callable, or NULL; outlives the glue's use */
 } Client;
 
 static PyTypeObject *result_type;
@@ -61,10 +62,33 @@ static void glue_close(void)
 struct client_args {
   const char *endpoint, *region, *access_key, *secret_key, *session_token;
   const char *nic;
+  PyObject *progress;
   int gpu, require_rdma, rdma, sign, use_env;
   unsigned long long part_size;
   unsigned concurrency;
 };
+
+/* The glue's progress callback, on any thread of a transfer: the Python
+ * callable with the GIL. A true result, or an exception (printed as
+ * unraisable), cancels the transfer. */
+static int progress_cb(void *ctx, uint64_t done, uint64_t total)
+{
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyObject *res = PyObject_CallFunction((PyObject *)ctx, "KK",
+                                        (unsigned long long)done,
+                                        (unsigned long long)total);
+  int cancel = 1;
+  if (res) {
+    cancel = PyObject_IsTrue(res);
+    Py_DECREF(res);
+  }
+  if (cancel < 0 || !res) {
+    PyErr_WriteUnraisable((PyObject *)ctx);
+    cancel = 1;
+  }
+  PyGILState_Release(g);
+  return cancel;
+}
 
 static void fill_config(const struct client_args *a, const char *nic,
                         const hipObjS3DeviceOps_t *ops, hipObjS3Config_t *cfg)
@@ -84,6 +108,10 @@ static void fill_config(const struct client_args *a, const char *nic,
   cfg->gpuDevice = a->gpu;
   cfg->nicHint = nic;
   cfg->deviceOps = ops;
+  if (a->progress) {
+    cfg->progress = progress_cb;
+    cfg->progressCtx = a->progress;
+  }
 }
 
 /* As the hipobj command: without a GPU and without a NIC named anywhere,
@@ -126,18 +154,24 @@ static int client_init(Client *self, PyObject *args, PyObject *kw)
   static char *names[] = {"endpoint", "region", "access_key", "secret_key",
                           "session_token", "nic", "gpu", "part_size",
                           "concurrency", "require_rdma", "rdma", "sign",
-                          "use_env", NULL};
+                          "use_env", "progress", NULL};
   struct client_args a = {.gpu = -1, .rdma = 1, .sign = 1, .use_env = 1};
   if (self->s3) {
     PyErr_SetString(PyExc_RuntimeError, "Client.__init__ called twice");
     return -1;
   }
   if (!PyArg_ParseTupleAndKeywords(
-          args, kw, "|zz$zzzziKIpppp", names, &a.endpoint, &a.region,
+          args, kw, "|zz$zzzziKIppppO", names, &a.endpoint, &a.region,
           &a.access_key, &a.secret_key, &a.session_token, &a.nic, &a.gpu,
           &a.part_size, &a.concurrency, &a.require_rdma, &a.rdma, &a.sign,
-          &a.use_env))
+          &a.use_env, &a.progress))
     return -1;
+  if (a.progress == Py_None)
+    a.progress = NULL;
+  if (a.progress && !PyCallable_Check(a.progress)) {
+    PyErr_SetString(PyExc_TypeError, "progress must be callable");
+    return -1;
+  }
   if (!self->cache && !(self->cache = hp_cache_new(REG_CACHE_CAP)))
     return -1;
   hipObjS3Client_t *c = create_glue(&a);
@@ -150,6 +184,10 @@ static int client_init(Client *self, PyObject *args, PyObject *kw)
   }
   self->s3 = c;
   self->rdma = hipObjS3ClientRdma(c, NULL, 0, NULL) != 0;
+  PyObject *old = self->progress;
+  Py_XINCREF(a.progress);
+  self->progress = a.progress;
+  Py_XDECREF(old);
   return 0;
 }
 
@@ -195,6 +233,7 @@ static void client_dealloc(Client *self)
     glue_close();
   }
   Py_XDECREF(self->cache);
+  Py_XDECREF(self->progress);
   freefunc tp_free = (freefunc)PyType_GetSlot(tp, Py_tp_free);
   tp_free(self);
   Py_DECREF(tp);
@@ -527,7 +566,8 @@ static PyGetSetDef client_getset[] = {
 PyDoc_STRVAR(client_doc,
 "Client(endpoint=None, region=None, *, access_key=None, secret_key=None,\n"
 "       session_token=None, nic=None, gpu=-1, part_size=0, concurrency=0,\n"
-"       require_rdma=False, rdma=True, sign=True, use_env=True)\n--\n\n"
+"       require_rdma=False, rdma=True, sign=True, use_env=True,\n"
+"       progress=None)\n--\n\n"
 "An S3 client that moves object payloads by RDMA (hipObject) into host or\n"
 "GPU memory, with a visible fallback to plain HTTP. Configured as the\n"
 "hipobj command: endpoint from AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL,\n"
@@ -538,7 +578,10 @@ PyDoc_STRVAR(client_doc,
 "rdma=False: plain HTTP only. require_rdma=True: fail (RdmaUnavailable,\n"
 "RdmaDeclined) instead of falling back. sign=False: never sign.\n"
 "part_size (default 1 GiB), concurrency (default 4): objects larger than\n"
-"a part move as ranges or a multipart upload, parts in parallel.\n\n"
+"a part move as ranges or a multipart upload, parts in parallel.\n"
+"progress: progress(done, total) for each GET or PUT of the client, from\n"
+"its worker threads (at most every 100 ms per thread, and at the end); a\n"
+"true result or an exception cancels the transfer (HttpError).\n\n"
 "A context manager; safe to share between threads.");
 
 static PyType_Slot client_slots[] = {

@@ -169,3 +169,32 @@ def test_counters_and_result_agree(client):
     else:
         assert k1["http_bytes"] - k0["http_bytes"] == 2000
         assert k1["fallbacks_no_rdma"] - k0["fallbacks_no_rdma"] == 2
+
+
+def test_progress_and_cancel(srv):
+    calls = []
+    with srv.client(progress=lambda d, t: calls.append((d, t))) as c:
+        c.put_from("pyt/prog", pattern(300000, 1))
+        assert calls and calls[-1] == (300000, 300000)
+        assert all(d <= t == 300000 for d, t in calls)
+    with srv.client(progress=lambda d, t: True) as c:
+        with pytest.raises(hipobj.HttpError) as e:
+            c.get_into("pyt/prog", bytearray(300000))
+        assert "cancel" in e.value.message
+    with pytest.raises(TypeError):
+        srv.client(progress=5)
+
+
+def test_clients_close_in_any_order(srv):
+    """The first client may own hipObject; it is shut down only when every
+    client is closed."""
+    a, b, c = srv.client(), srv.client(), srv.client()
+    a.close()
+    c.put_from("pyt/order", b"still works")
+    b.close()
+    out = bytearray(11)
+    c.get_into("pyt/order", out)
+    assert out == b"still works"
+    c.close()
+    with srv.client() as d:
+        d.get_into("pyt/order", out)
