@@ -16,8 +16,8 @@ from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-SOURCES = ["module.c", "client.c", "errors.c", "target.c", "regcache.c",
-           "gpu.c"]
+SOURCES = ["module.c", "client.c", "glue.c", "result.c", "errors.c",
+           "target.c", "regcache.c", "gpu.c"]
 
 
 def from_build_dir(build):

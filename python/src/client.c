@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* hipobj.Client: one libhipobj_s3 client, shared by any number of Python
- * threads. Transfers run without the GIL; the GIL guards the client's own
- * fields (the in-flight count, the registration cache) and the process's
- * list of glue clients.
- *
- * The glue's first client initialises hipObject and shuts it down when it
- * is destroyed, so glue clients are destroyed only when every Client of the
- * process is closed, in reverse order of creation. */
+/* hipobj.Client: one libhipobj_s3 client (glue.c), shared by any number of
+ * Python threads. Transfers run without the GIL; the GIL guards the
+ * client's own fields (the in-flight count, the registration cache). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,138 +19,13 @@ typedef struct {
   PyObject *progress;   /* the callable, or NULL; outlives the glue's use */
 } Client;
 
-static PyTypeObject *result_type;
-
-/* ---- the process's glue clients --------------------------------------- */
-
-static struct {
-  hipObjS3Client_t **all; /* in creation order */
-  size_t n, cap;
-  size_t open;
-} glue;
-
-static int glue_add(hipObjS3Client_t *c)
-{
-  if (glue.n == glue.cap) {
-    size_t cap = glue.cap ? glue.cap * 2 : 8;
-    void *p = realloc(glue.all, cap * sizeof *glue.all);
-    if (!p)
-      return -1;
-    glue.all = p;
-    glue.cap = cap;
-  }
-  glue.all[glue.n++] = c;
-  glue.open++;
-  return 0;
-}
-
-static void glue_close(void)
-{
-  if (--glue.open)
-    return;
-  while (glue.n)
-    hipObjS3ClientDestroy(glue.all[--glue.n]);
-}
-
-/* ---- creation ------------------------------------------------------------- */
-
-struct client_args {
-  const char *endpoint, *region, *access_key, *secret_key, *session_token;
-  const char *nic;
-  PyObject *progress;
-  int gpu, require_rdma, rdma, sign, use_env;
-  unsigned long long part_size;
-  unsigned concurrency;
-};
-
-/* The glue's progress callback, on any thread of a transfer: the Python
- * callable with the GIL. A true result, or an exception (printed as
- * unraisable), cancels the transfer. */
-static int progress_cb(void *ctx, uint64_t done, uint64_t total)
-{
-  PyGILState_STATE g = PyGILState_Ensure();
-  PyObject *res = PyObject_CallFunction((PyObject *)ctx, "KK",
-                                        (unsigned long long)done,
-                                        (unsigned long long)total);
-  int cancel = 1;
-  if (res) {
-    cancel = PyObject_IsTrue(res);
-    Py_DECREF(res);
-  }
-  if (cancel < 0 || !res) {
-    PyErr_WriteUnraisable((PyObject *)ctx);
-    cancel = 1;
-  }
-  PyGILState_Release(g);
-  return cancel;
-}
-
-static void fill_config(const struct client_args *a, const char *nic,
-                        const hipObjS3DeviceOps_t *ops, hipObjS3Config_t *cfg)
-{
-  hipObjS3ConfigInit(cfg);
-  cfg->endpoint = a->endpoint;
-  cfg->region = a->region;
-  cfg->accessKey = a->access_key;
-  cfg->secretKey = a->secret_key;
-  cfg->sessionToken = a->session_token;
-  cfg->partSize = a->part_size;
-  cfg->concurrency = a->concurrency;
-  cfg->flags = (a->rdma ? 0 : HIPOBJ_S3_NO_RDMA) |
-               (a->require_rdma ? HIPOBJ_S3_REQUIRE_RDMA : 0) |
-               (a->sign ? 0 : HIPOBJ_S3_ANONYMOUS) |
-               (a->use_env ? 0 : HIPOBJ_S3_NO_ENV);
-  cfg->gpuDevice = a->gpu;
-  cfg->nicHint = nic;
-  cfg->deviceOps = ops;
-  if (a->progress) {
-    cfg->progress = progress_cb;
-    cfg->progressCtx = a->progress;
-  }
-}
-
-/* As the hipobj command: without a GPU and without a NIC named anywhere,
- * the first active RDMA device. */
-static bool auto_nic(const struct client_args *a, hipObjOpError_t e,
-                     char *nic, size_t cap)
-{
-  const char *env = a->use_env ? getenv("HIPOBJ_NIC") : NULL;
-  return e == hipObjNicNotFound && !a->nic && !(env && env[0]) && a->rdma &&
-         hp_first_active_nic(nic, cap);
-}
-
-static hipObjS3Client_t *create_glue(const struct client_args *a)
-{
-  hipObjS3Config_t cfg;
-  hipObjS3Result_t r;
-  hipObjS3DeviceOps_t ops;
-  hipObjS3Client_t *c = NULL;
-  char nic[256];
-  hp_gpu_device_ops(&ops);
-  fill_config(a, a->nic, &ops, &cfg);
-  hipObjS3Status_t st = hipObjS3ClientCreate(&cfg, &c, &r);
-  hipObjOpError_t e = r.rdmaError;
-  if (st == hipObjS3Ok)
-    hipObjS3ClientRdma(c, NULL, 0, &e);
-  bool rdma = st == hipObjS3Ok && hipObjS3ClientRdma(c, NULL, 0, NULL);
-  if (!rdma && auto_nic(a, e, nic, sizeof nic)) {
-    hipObjS3ClientDestroy(c);
-    c = NULL;
-    fill_config(a, nic, &ops, &cfg);
-    st = hipObjS3ClientCreate(&cfg, &c, &r);
-  }
-  if (st != hipObjS3Ok)
-    hp_raise(&r);
-  return c;
-}
-
 static int client_init(Client *self, PyObject *args, PyObject *kw)
 {
   static char *names[] = {"endpoint", "region", "access_key", "secret_key",
                           "session_token", "nic", "gpu", "part_size",
                           "concurrency", "require_rdma", "rdma", "sign",
                           "use_env", "progress", NULL};
-  struct client_args a = {.gpu = -1, .rdma = 1, .sign = 1, .use_env = 1};
+  struct hp_glue_args a = {.gpu = -1, .rdma = 1, .sign = 1, .use_env = 1};
   if (self->s3) {
     PyErr_SetString(PyExc_RuntimeError, "Client.__init__ called twice");
     return -1;
@@ -174,14 +44,9 @@ static int client_init(Client *self, PyObject *args, PyObject *kw)
   }
   if (!self->cache && !(self->cache = hp_cache_new(REG_CACHE_CAP)))
     return -1;
-  hipObjS3Client_t *c = create_glue(&a);
+  hipObjS3Client_t *c = hp_glue_create(&a);
   if (!c)
     return -1;
-  if (glue_add(c)) {
-    hipObjS3ClientDestroy(c);
-    PyErr_NoMemory();
-    return -1;
-  }
   self->s3 = c;
   self->rdma = hipObjS3ClientRdma(c, NULL, 0, NULL) != 0;
   PyObject *old = self->progress;
@@ -204,7 +69,7 @@ static int do_close(Client *self)
   }
   hp_cache_clear(self->cache);
   self->s3 = NULL;
-  glue_close();
+  hp_glue_release();
   return 0;
 }
 
@@ -230,7 +95,7 @@ static void client_dealloc(Client *self)
   if (self->s3 && !self->busy) {
     hp_cache_clear(self->cache);
     self->s3 = NULL;
-    glue_close();
+    hp_glue_release();
   }
   Py_XDECREF(self->cache);
   Py_XDECREF(self->progress);
@@ -276,73 +141,6 @@ static int parse_name(PyObject *url, struct object_name *o)
     return -1;
   }
   return 0;
-}
-
-/* ---- results -------------------------------------------------------------- */
-
-static const char *path_of(const hipObjS3Result_t *r)
-{
-  if (r->partsRdma && r->partsHttp)
-    return "mixed";
-  return r->partsRdma ? "rdma" : r->partsHttp ? "http" : "none";
-}
-
-static const char *reason_of(hipObjS3Fallback_t f)
-{
-  switch (f) {
-  case hipObjS3FallbackDisabled: return "disabled";
-  case hipObjS3FallbackNoRdma: return "no-rdma";
-  case hipObjS3FallbackDeclined: return "declined";
-  default: return NULL;
-  }
-}
-
-/* Why bytes fell back: the glue's message, else why the client has no
- * RDMA. */
-static void fallback_text(const hipObjS3Client_t *c, const hipObjS3Result_t *r,
-                          char *out, size_t cap)
-{
-  out[0] = '\0';
-  if (!r->fellBack)
-    return;
-  if (r->message[0])
-    snprintf(out, cap, "%s", r->message);
-  else
-    hipObjS3ClientRdma(c, out, cap, NULL);
-}
-
-static PyObject *make_result(const hipObjS3Client_t *c,
-                             const hipObjS3Result_t *r,
-                             const struct hp_target *t)
-{
-  char why[HIPOBJ_S3_MESSAGE_LEN];
-  PyObject *res = PyStructSequence_New(result_type);
-  if (!res)
-    return NULL;
-  fallback_text(c, r, why, sizeof why);
-  const char *reason = reason_of(r->fallbackReason);
-  PyObject *v[] = {
-      PyLong_FromUnsignedLongLong(r->bytes),
-      PyUnicode_FromString(path_of(r)),
-      PyLong_FromUnsignedLong(r->partsRdma),
-      PyLong_FromUnsignedLong(r->partsHttp),
-      PyBool_FromLong(r->fellBack),
-      reason ? PyUnicode_FromString(reason) : (Py_INCREF(Py_None), Py_None),
-      PyUnicode_FromString(r->etag),
-      PyLong_FromUnsignedLongLong(r->objectSize),
-      PyUnicode_FromString(t ? t->kind : ""),
-      PyUnicode_FromString(why),
-  };
-  for (Py_ssize_t i = 0; i < (Py_ssize_t)(sizeof v / sizeof v[0]); i++) {
-    if (!v[i]) {
-      Py_DECREF(res);
-      for (Py_ssize_t j = i + 1; j < (Py_ssize_t)(sizeof v / sizeof v[0]); j++)
-        Py_XDECREF(v[j]);
-      return NULL;
-    }
-    PyStructSequence_SetItem(res, i, v[i]);
-  }
-  return res;
 }
 
 /* ---- transfers ---------------------------------------------------------- */
@@ -391,7 +189,7 @@ static PyObject *transfer(Client *self, PyObject *url, PyObject *obj,
   st = run(c, &o, &t, q, &r);
   Py_END_ALLOW_THREADS
   self->busy--;
-  PyObject *res = st == hipObjS3Ok ? make_result(c, &r, &t) : hp_raise(&r);
+  PyObject *res = st == hipObjS3Ok ? hp_result_new(c, &r, t.kind) : hp_raise(&r);
   hp_target_release(&t);
   return res;
 }
@@ -597,34 +395,8 @@ static PyType_Spec client_spec = {"hipobj.Client", sizeof(Client), 0,
                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
                                   client_slots};
 
-static PyStructSequence_Field result_fields[] = {
-    {"bytes", "payload bytes moved"},
-    {"path", "'rdma', 'http', 'mixed' (some parts each way) or 'none'"},
-    {"parts_rdma", "ranges or parts moved by RDMA"},
-    {"parts_http", "ranges or parts moved by plain HTTP"},
-    {"fell_back", "whether some bytes moved by plain HTTP as a fallback"},
-    {"fallback_reason", "None, 'disabled', 'no-rdma' or 'declined'"},
-    {"etag", "the ETag, when the server gave one"},
-    {"object_size", "GET: the object's size"},
-    {"target", "how the memory was found: 'buffer', 'dlpack', "
-               "'cuda_array_interface'"},
-    {"message", "why bytes fell back, else ''"},
-    {NULL, NULL}};
-
-static PyStructSequence_Desc result_desc = {
-    "hipobj.TransferResult", "What a transfer did and which path moved the "
-    "bytes.", result_fields, 10};
-
 int hp_client_add(PyObject *module)
 {
-  result_type = PyStructSequence_NewType(&result_desc);
-  if (!result_type)
-    return -1;
-  Py_INCREF((PyObject *)result_type);
-  if (PyModule_AddObject(module, "TransferResult", (PyObject *)result_type)) {
-    Py_DECREF((PyObject *)result_type);
-    return -1;
-  }
   PyObject *tp = PyType_FromSpec(&client_spec);
   if (!tp)
     return -1;

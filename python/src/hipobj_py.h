@@ -74,6 +74,31 @@ void hp_gpu_device_ops(hipObjS3DeviceOps_t *ops);
 /* The first active RDMA device in sysfs, for a host without a GPU. */
 bool hp_first_active_nic(char *out, size_t cap);
 
+/* ---- glue clients (glue.c) ------------------------------------------------ */
+
+struct hp_glue_args {
+  const char *endpoint, *region, *access_key, *secret_key, *session_token;
+  const char *nic;
+  PyObject *progress; /* borrowed; the caller keeps it alive */
+  int gpu, require_rdma, rdma, sign, use_env;
+  unsigned long long part_size;
+  unsigned concurrency;
+};
+
+/* A glue client for these arguments, counted among the process's; NULL
+ * with an exception set. */
+hipObjS3Client_t *hp_glue_create(const struct hp_glue_args *a);
+/* One client is done with its glue client: when none is left, destroy
+ * them all. */
+void hp_glue_release(void);
+
+/* ---- results (result.c) ------------------------------------------------------ */
+
+int hp_result_add(PyObject *module);
+/* A TransferResult; kind: how the target was found. */
+PyObject *hp_result_new(const hipObjS3Client_t *c, const hipObjS3Result_t *r,
+                        const char *kind);
+
 /* ---- the client (client.c) -------------------------------------------------- */
 
 int hp_client_add(PyObject *module);

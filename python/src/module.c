@@ -35,7 +35,7 @@ PyMODINIT_FUNC PyInit__core(void)
     return NULL;
   }
 #endif
-  if (hp_errors_add(m) || hp_client_add(m)) {
+  if (hp_errors_add(m) || hp_result_add(m) || hp_client_add(m)) {
     Py_DECREF(m);
     return NULL;
   }
