@@ -198,3 +198,35 @@ def test_clients_close_in_any_order(srv):
     c.close()
     with srv.client() as d:
         d.get_into("pyt/order", out)
+
+
+def test_gil_released_during_transfers(client):
+    """Another Python thread runs while a transfer does. The switch
+    interval is long, so a transfer holding the GIL would keep it, and the
+    other thread could not count in between."""
+    import sys
+    import time
+    n = 32 << 20
+    client.put_from("pyt/gil", np.zeros(n, dtype=np.uint8))
+    stop = threading.Event()
+    ticks = [0]
+
+    def spin():
+        while not stop.is_set():
+            ticks[0] += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.2)
+    try:
+        t = threading.Thread(target=spin)
+        t.start()
+        time.sleep(0.02)
+        out = np.empty(n, dtype=np.uint8)
+        before = ticks[0]
+        client.get_into("pyt/gil", out)
+        during = ticks[0] - before
+        stop.set()
+        t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert during > 1000, during
