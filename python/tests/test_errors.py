@@ -162,3 +162,17 @@ def test_docstrings():
     assert "buffer protocol" in doc and "__dlpack__" in doc
     assert "__cuda_array_interface__" in doc
     assert "AWS_ENDPOINT_URL" in hipobj.Client.__doc__
+
+
+def test_subclass(srv):
+    class Mine(hipobj.Client):
+        def get_text(self, url):
+            b = bytearray(self.head(url)["size"])
+            self.get_into(url, b)
+            return b.decode()
+
+    with Mine(srv.url, use_env=False) as c:
+        c.put_from("pyt/sub", "héllo".encode())
+        assert c.get_text("pyt/sub") == "héllo"
+        c.tag = 1  # a subclass has a __dict__
+    del c
