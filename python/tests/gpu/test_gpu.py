@@ -6,29 +6,44 @@ device, so the bytes take the HTTP fallback through host bounce buffers
 and the driver's copies: the CPU never touches device memory (it would
 fault). Every byte is checked after a device-to-host copy."""
 import ctypes
+import inspect
 import random
+import sys
 
-import pytest
+try:
+    import pytest
+except ImportError:  # run as a script: see the end of the file
+    pytest = None
 
 import hipobj
 from s3stub import Stub
 
-torch = pytest.importorskip("torch", reason="torch is not installed")
+
+def skip(reason):
+    if pytest and __name__ != "__main__":
+        pytest.skip(reason, allow_module_level=True)
+    print("SKIP: " + reason)
+    sys.exit(77)
+
+
+try:
+    import numpy as np
+    import torch
+except ImportError as e:
+    skip("%s is not installed" % e.name)
 if not torch.cuda.is_available():
-    pytest.skip("no CUDA device", allow_module_level=True)
-np = pytest.importorskip("numpy")
+    skip("no CUDA device")
 
+if pytest:
+    @pytest.fixture(scope="module")
+    def stub():
+        with Stub() as s:
+            yield s
 
-@pytest.fixture(scope="module")
-def stub():
-    with Stub() as s:
-        yield s
-
-
-@pytest.fixture
-def client(stub):
-    with hipobj.Client(stub.url, use_env=False, sign=False) as c:
-        yield c
+    @pytest.fixture
+    def client(stub):
+        with hipobj.Client(stub.url, use_env=False, sign=False) as c:
+            yield c
 
 
 def data(n, seed=1):
@@ -120,3 +135,25 @@ def test_checkpoint_into_gpu_memory(client):
                                     framework="torch")
     for k in want:
         assert torch.equal(again[k], want[k]), k
+
+
+def main():
+    """Without pytest: every test_* function in order, one line each."""
+    failed = 0
+    tests = [(n, f) for n, f in globals().items() if n.startswith("test_")]
+    with Stub() as stub:
+        for name, f in tests:
+            with hipobj.Client(stub.url, use_env=False, sign=False) as c:
+                args = {"client": c, "stub": stub}
+                try:
+                    f(*[args[p] for p in inspect.signature(f).parameters])
+                    print("PASS %s" % name)
+                except Exception as e:  # reported, then counted
+                    failed += 1
+                    print("FAIL %s: %r" % (name, e))
+    print("gpu: %d passed, %d failed" % (len(tests) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
