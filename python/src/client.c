@@ -299,7 +299,7 @@ static PyObject *client_get_closed(Client *self, void *unused)
 
 static PyObject *client_registrations(Client *self, PyObject *unused)
 {
-  return PyLong_FromSsize_t(hp_cache_count(self->cache));
+  return PyLong_FromSsize_t(self->cache ? hp_cache_count(self->cache) : 0);
 }
 
 /* ---- the type ------------------------------------------------------------- */

@@ -44,7 +44,6 @@ void hp_glue_release(void)
 
 /* ---- creation ------------------------------------------------------------- */
 
-
 /* The glue's progress callback, on any thread of a transfer: the Python
  * callable with the GIL. A true result, or an exception (printed as
  * unraisable), cancels the transfer. */

@@ -176,3 +176,11 @@ def test_subclass(srv):
         assert c.get_text("pyt/sub") == "héllo"
         c.tag = 1  # a subclass has a __dict__
     del c
+
+
+def test_client_without_init():
+    c = hipobj.Client.__new__(hipobj.Client)
+    assert c.closed and not c.rdma and c._registrations() == 0
+    with pytest.raises(hipobj.InvalidArgument):
+        c.get_into("pyt/k", bytearray(1))
+    c.close()
