@@ -56,7 +56,7 @@ static int client_init(Client *self, PyObject *args, PyObject *kw)
   return 0;
 }
 
-/* ---- closing -------------------------------------------------------------- */
+/* ---- closing ------------------------------------------------------------ */
 
 static int do_close(Client *self)
 {
@@ -111,7 +111,7 @@ static hipObjS3Client_t *open_client(Client *self)
   return self->s3;
 }
 
-/* ---- URLs ------------------------------------------------------------------- */
+/* ---- URLs --------------------------------------------------------------- */
 
 struct object_name {
   char bucket[256];
@@ -189,7 +189,8 @@ static PyObject *transfer(Client *self, PyObject *url, PyObject *obj,
   st = run(c, &o, &t, q, &r);
   Py_END_ALLOW_THREADS
   self->busy--;
-  PyObject *res = st == hipObjS3Ok ? hp_result_new(c, &r, t.kind) : hp_raise(&r);
+  PyObject *res =
+      st == hipObjS3Ok ? hp_result_new(c, &r, t.kind) : hp_raise(&r);
   hp_target_release(&t);
   return res;
 }
@@ -257,7 +258,7 @@ static PyObject *client_delete(Client *self, PyObject *url)
   return plain_call(self, url, true, &r);
 }
 
-/* ---- state ---------------------------------------------------------------- */
+/* ---- state -------------------------------------------------------------- */
 
 static PyObject *client_counters(Client *self, PyObject *unused)
 {
@@ -302,7 +303,7 @@ static PyObject *client_registrations(Client *self, PyObject *unused)
   return PyLong_FromSsize_t(self->cache ? hp_cache_count(self->cache) : 0);
 }
 
-/* ---- the type ------------------------------------------------------------- */
+/* ---- the type ----------------------------------------------------------- */
 
 PyDoc_STRVAR(get_into_doc,
 "get_into(url, target, offset=0, length=None) -> TransferResult\n--\n\n"

@@ -42,7 +42,7 @@ void hp_glue_release(void)
     hipObjS3ClientDestroy(glue.all[--glue.n]);
 }
 
-/* ---- creation ------------------------------------------------------------- */
+/* ---- creation ----------------------------------------------------------- */
 
 /* The glue's progress callback, on any thread of a transfer: the Python
  * callable with the GIL. A true result, or an exception (printed as

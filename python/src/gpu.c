@@ -120,7 +120,7 @@ void hp_gpu_device_ops(hipObjS3DeviceOps_t *ops)
   ops->copyToHost = to_host;
 }
 
-/* ---- sysfs ---------------------------------------------------------------- */
+/* ---- sysfs -------------------------------------------------------------- */
 
 static bool port_active(const char *dev, const char *port)
 {

@@ -17,7 +17,7 @@
 
 #include <hipobj_s3.h>
 
-/* ---- errors (errors.c) --------------------------------------------------- */
+/* ---- errors (errors.c) -------------------------------------------------- */
 
 /* Creates the exception classes and adds them to the module. */
 int hp_errors_add(PyObject *module);
@@ -27,7 +27,7 @@ PyObject *hp_raise(const hipObjS3Result_t *r);
  * unless said otherwise); returns NULL. */
 PyObject *hp_raise_msg(hipObjS3Status_t st, const char *fmt, ...);
 
-/* ---- targets (target.c) ---------------------------------------------------- */
+/* ---- targets (target.c) ------------------------------------------------- */
 
 /* The memory behind a Python object, for one call. */
 struct hp_target {
@@ -66,7 +66,7 @@ void hp_cache_clear(PyObject *cache);
 /* How many registrations the cache holds. */
 Py_ssize_t hp_cache_count(PyObject *cache);
 
-/* ---- device copies for the plain-HTTP path (gpu.c) ------------------------ */
+/* ---- device copies for the plain-HTTP path (gpu.c) ---------------------- */
 
 /* hipObjS3DeviceOps_t over the CUDA driver API or HIP, loaded on first use
  * with dlopen. Copies use unified addressing, so any device's memory. */
@@ -74,7 +74,7 @@ void hp_gpu_device_ops(hipObjS3DeviceOps_t *ops);
 /* The first active RDMA device in sysfs, for a host without a GPU. */
 bool hp_first_active_nic(char *out, size_t cap);
 
-/* ---- glue clients (glue.c) ------------------------------------------------ */
+/* ---- glue clients (glue.c) ---------------------------------------------- */
 
 struct hp_glue_args {
   const char *endpoint, *region, *access_key, *secret_key, *session_token;
@@ -92,14 +92,14 @@ hipObjS3Client_t *hp_glue_create(const struct hp_glue_args *a);
  * them all. */
 void hp_glue_release(void);
 
-/* ---- results (result.c) ------------------------------------------------------ */
+/* ---- results (result.c) ------------------------------------------------- */
 
 int hp_result_add(PyObject *module);
 /* A TransferResult; kind: how the target was found. */
 PyObject *hp_result_new(const hipObjS3Client_t *c, const hipObjS3Result_t *r,
                         const char *kind);
 
-/* ---- the client (client.c) -------------------------------------------------- */
+/* ---- the client (client.c) ---------------------------------------------- */
 
 int hp_client_add(PyObject *module);
 

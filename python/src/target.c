@@ -132,7 +132,7 @@ static int from_dlpack(PyObject *obj, struct hp_target *t)
   return 0;
 }
 
-/* ---- __cuda_array_interface__ (version 2 and 3) -------------------------- */
+/* ---- __cuda_array_interface__ (version 2 and 3) ------------------------- */
 
 static int cai_itemsize(PyObject *typestr, uint64_t *out)
 {
@@ -232,7 +232,7 @@ out:
   return rc;
 }
 
-/* ---- the buffer protocol ---------------------------------------------------- */
+/* ---- the buffer protocol ------------------------------------------------ */
 
 static int from_buffer(PyObject *obj, bool writable, struct hp_target *t)
 {
