@@ -3,13 +3,16 @@
  * simulated fabric (python/CMakeLists.txt): hipObject's internal modules on
  * the fakes of tests/fakes as the client, and the in-process S3 responder
  * of integrations/curl/tests/fabric_s3.c on the reference engine as the
- * server, so the package's RDMA path runs end to end in one process. */
+ * server, so the package's RDMA path runs end to end in one process. The
+ * GPU is the fake runtime: its "device memory" is host memory it tracks,
+ * which the tests allocate, fill and read through these functions. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../../src/hipobj_py.h"
 
 #include "fabric_s3.h"
+#include "fakes/fake_gpu.h"
 #include "fakes/world.h"
 
 static struct {
@@ -26,7 +29,8 @@ static PyObject *fabric_start(PyObject *mod, PyObject *unused)
   int port = 0;
   if (fx.up)
     return PyUnicode_FromString(fx.endpoint);
-  if (world_create(&fx.w, NULL) != 0 ||
+  fake_gpu_reset();
+  if (world_create(&fx.w, &fake_gpu_ops) != 0 ||
       world_init(&fx.w, WORLD_CLIENT_NIC) != hipObjSuccess) {
     PyErr_SetString(PyExc_RuntimeError, "the fake world did not start");
     return NULL;
@@ -98,7 +102,57 @@ static PyObject *fabric_stop(PyObject *mod, PyObject *unused)
   Py_RETURN_NONE;
 }
 
+/* ---- the fake GPU's memory -------------------------------------------- */
+
+static PyObject *gpu_malloc(PyObject *mod, PyObject *arg)
+{
+  size_t n = PyLong_AsSize_t(arg);
+  if (n == (size_t)-1 && PyErr_Occurred())
+    return NULL;
+  void *p = fake_gpu_malloc(n);
+  return p ? PyLong_FromVoidPtr(p) : PyErr_NoMemory();
+}
+
+static PyObject *gpu_free(PyObject *mod, PyObject *arg)
+{
+  void *p = PyLong_AsVoidPtr(arg);
+  if (PyErr_Occurred())
+    return NULL;
+  fake_gpu_free(p);
+  Py_RETURN_NONE;
+}
+
+/* _fabric_gpu_read(address, n) -> bytes; the fake's memory is host memory. */
+static PyObject *gpu_read(PyObject *mod, PyObject *args)
+{
+  PyObject *addr;
+  Py_ssize_t n;
+  if (!PyArg_ParseTuple(args, "On", &addr, &n))
+    return NULL;
+  const char *p = PyLong_AsVoidPtr(addr);
+  return PyErr_Occurred() ? NULL : PyBytes_FromStringAndSize(p, n);
+}
+
+static PyObject *gpu_set_dmabuf(PyObject *mod, PyObject *arg)
+{
+  int on = PyObject_IsTrue(arg);
+  if (on < 0)
+    return NULL;
+  fake_gpu_set_dmabuf_supported(on);
+  Py_RETURN_NONE;
+}
+
+static PyObject *gpu_live(PyObject *mod, PyObject *unused)
+{
+  return PyLong_FromSize_t(fake_gpu_live_allocations());
+}
+
 PyMethodDef hp_fabric_functions[] = {
+    {"_fabric_gpu_malloc", gpu_malloc, METH_O, NULL},
+    {"_fabric_gpu_free", gpu_free, METH_O, NULL},
+    {"_fabric_gpu_read", gpu_read, METH_VARARGS, NULL},
+    {"_fabric_gpu_set_dmabuf", gpu_set_dmabuf, METH_O, NULL},
+    {"_fabric_gpu_live", gpu_live, METH_NOARGS, NULL},
     {"_fabric_start", fabric_start, METH_NOARGS, NULL},
     {"_fabric_counts", fabric_counts, METH_NOARGS, NULL},
     {"_fabric_set_mode", fabric_set_mode, METH_O, NULL},
