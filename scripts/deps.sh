@@ -8,6 +8,8 @@ packages=(
   libibverbs-dev ibverbs-providers
   libmicrohttpd-dev libcurl4-openssl-dev libssl-dev libcmocka-dev
   python3 python3-boto3 curl
+  python3-dev python3-setuptools python3-wheel python3-pip python3-numpy
+  python3-pytest python3-torch
   libamdhip64-dev libhsa-runtime-dev
   qemu-system-x86 kmod cpio
 )

@@ -3,7 +3,9 @@
 #   1. gcc, ASan + UBSan, warnings as errors: unit tests, fuzz replays,
 #      header and install checks, the test server's tests (ctest)
 #   2. clang with -Wthread-safety -Werror, warnings as errors: build + ctest
-#   3. Soft-RoCE: real verbs in a QEMU VM (tools/rxe-vm), end to end
+#   3. Python: the hipobj package (python/) built with pip against the
+#      clang lane's libraries, pytest against hipobj-test-server
+#   4. Soft-RoCE: real verbs in a QEMU VM (tools/rxe-vm), end to end
 # Usage: scripts/test.sh [--no-vm] [--no-deps]
 # Each lane prints its runner's summary line; the exit status is non-zero if
 # any lane failed.
@@ -54,6 +56,18 @@ if CC=clang CXX=clang++ cmake -S . -B build/ci-clang -DCMAKE_BUILD_TYPE=RelWithD
   run_ctest build/ci-clang "clang-tsa ctest"
 else
   tail -n 40 build/ci-clang.log; record "clang-tsa: BUILD FAILED"; status=1
+fi
+echo "lane time: $((SECONDS - t0)) s"
+
+lane "Python package (pytest)"
+t0=$SECONDS
+if [ -f build/ci-clang/src/libhipobj.so ]; then
+  out=$(bash python/tests/run.sh build/ci-clang 2>&1); rc=$?
+  echo "$out" | tail -n 40
+  record "$(echo "$out" | grep -E '^python: ' | tail -n1)"
+  [ $rc -eq 0 ] || status=1
+else
+  record "python: NOT RUN (the clang lane did not build)"; status=1
 fi
 echo "lane time: $((SECONDS - t0)) s"
 
