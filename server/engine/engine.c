@@ -609,9 +609,12 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
     status = HO_FINAL_BAD_REQUEST;
   if (status == HO_FINAL_OK)
     status = move_payload(w, moved);
-  if (status == HO_FINAL_OK && w->op == HIPOBJ_RDMA_OP_PUT) {
+  /* The payload moved: finish before final (a PUT commits here), so the
+   * caller's side is done when the client learns the outcome. */
+  if (status == HO_FINAL_OK) {
     *finished = true;
-    if (w->io.finish(w->io.ctx, HO_FINAL_OK, *moved) != 0)
+    if (w->io.finish(w->io.ctx, HO_FINAL_OK, *moved) != 0 &&
+        w->op == HIPOBJ_RDMA_OP_PUT)
       status = HO_FINAL_STORE_ERROR;
   }
   *final_ok = send_final(w, status, status == HO_FINAL_OK ? *moved : 0);

@@ -42,9 +42,13 @@ struct ho_engine_io {
   int (*read)(void *ctx, uint64_t off, void *buf, size_t n);
   /* PUT: take n payload bytes starting at off. 0 on success. */
   int (*write)(void *ctx, uint64_t off, const void *buf, size_t n);
-  /* Once, at the end. For a PUT with status HO_FINAL_OK, commit the object
-   * and return 0, or non-zero if it could not be committed. The return value
-   * is ignored otherwise. After this call ctx is not used again. */
+  /* Once. When the payload moved (status HO_FINAL_OK) it is called before
+   * the final message is sent: for a PUT, commit the object and return 0,
+   * or non-zero if it could not be committed (the final then says so); for
+   * a GET the return value is ignored. A final that is not acknowledged
+   * afterwards fails the transfer in the engine's counters only. Otherwise
+   * it is called at the end with the failure. After this call ctx is not
+   * used again. */
   int (*finish)(void *ctx, int status, uint64_t bytes);
   void *ctx;
 };
