@@ -19,11 +19,13 @@
 #include "common/thread_safety.h"
 #include "rdma/select.h"
 #include "rdma/transport.h"
+#include "rdma/vendor.h"
 
 #define WRID_CHUNK 0x4348000000000000ull /* "CH" + chunk index */
 #define MS 1000000ull
-/* How long a proposal waits for its connection's previous transfer to end
- * (its final acknowledged): longer than a QP's retry budget (~0.5 s). */
+/* How long a proposal waits at least for its connection's previous
+ * transfer to end (its final acknowledged): that ends within the QP's retry
+ * budget (~0.5 s), and the wait is at least twice the budget. */
 #define FINISH_WAIT_MS 2000u
 #define REAP_PERIOD_MS 200u
 
@@ -69,6 +71,7 @@ struct ho_engine {
   struct ho_engine_config cfg;
   const struct ho_platform *plat;
   struct ho_device *dev;
+  uint64_t grace_ns, finish_wait_ns; /* from the QP retry budget */
   struct worker *workers;
   ho_mutex mu;
   pthread_cond_t changed; /* a worker or a connection was released */
@@ -108,9 +111,9 @@ static void set_defaults(struct ho_engine_config *c)
     c->rdma_timeout_ms = 10000;
 }
 
-static struct timespec deadline_ts(unsigned ms)
+static struct timespec deadline_ts_ns(uint64_t ns)
 {
-  uint64_t t = ho_now_ns() + (uint64_t)ms * MS;
+  uint64_t t = ho_now_ns() + ns;
   return (struct timespec){(time_t)(t / 1000000000u), (long)(t % 1000000000u)};
 }
 
@@ -249,7 +252,7 @@ static void reap_once(struct ho_engine *e)
     }
   }
   struct ho_conn *expired = ho_retired_take_expired(&e->retired, now,
-                                                    (uint64_t)e->cfg.grace_ms * MS);
+                                                    e->grace_ns);
   ho_mutex_unlock(&e->mu);
   ho_conn_destroy_chain(expired);
   for (unsigned i = 0; i < n; i++)
@@ -261,7 +264,7 @@ static void *reaper_thread(void *arg)
   struct ho_engine *e = arg;
   ho_mutex_lock(&e->mu);
   while (!e->stopping) {
-    struct timespec ts = deadline_ts(REAP_PERIOD_MS);
+    struct timespec ts = deadline_ts_ns((uint64_t)REAP_PERIOD_MS * MS);
     ho_cond_timedwait(&e->reaper_cv, &e->mu, &ts);
     if (e->stopping)
       break;
@@ -302,6 +305,11 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   if (err == hipObjSuccess)
     err = ho_device_open(plat->verbs, plat->topo, name, &e->dev);
   if (err == hipObjSuccess) {
+    const struct ho_qp_tuning *t = ho_vendor_tuning(e->dev->vendor_id);
+    e->grace_ns = ho_retire_grace_ns(t, (uint64_t)e->cfg.grace_ms * MS);
+    e->finish_wait_ns = 2 * ho_qp_retry_budget_ns(t);
+    if (e->finish_wait_ns < (uint64_t)FINISH_WAIT_MS * MS)
+      e->finish_wait_ns = (uint64_t)FINISH_WAIT_MS * MS;
     e->workers = calloc(e->cfg.qps, sizeof *e->workers);
     e->conns = calloc(e->cfg.max_connections, sizeof *e->conns);
     err = e->workers && e->conns ? hipObjSuccess : hipObjInternalError;
@@ -691,7 +699,7 @@ static struct sconn *proposed_conn(struct ho_engine *e, const struct ho_token *t
     HO_REQUIRES(e->mu)
 {
   uint8_t tag = ho_token_tag(t);
-  struct timespec until = deadline_ts(FINISH_WAIT_MS);
+  struct timespec until = deadline_ts_ns(e->finish_wait_ns);
   for (;;) {
     struct sconn *sc = find_keyed(e, t->gid, ho_token_qpn(t));
     if (!sc || tag == 0 || tag != ho_conn_tag(sc->id) || e->cfg.fault_v1)

@@ -6,11 +6,13 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/thread_safety.h"
+#include "rdma/vendor.h"
 
 #define MS 1000000ull
 
 struct ho_pool {
   struct ho_device *dev;
+  uint64_t grace_ns; /* retired QPs wait this long (ho_retire_grace_ns) */
   struct ho_conn_attr attr;
   struct ho_pool_config cfg;
   ho_mutex mu;
@@ -66,6 +68,8 @@ hipObjOpError_t ho_pool_create(struct ho_device *d, const struct ho_conn_attr *a
   p->dev = d;
   p->attr = *a;
   p->cfg = *cfg;
+  p->grace_ns = ho_retire_grace_ns(ho_vendor_tuning(d->vendor_id),
+                                   (uint64_t)cfg->grace_ms * MS);
   if (p->cfg.max_connections < p->cfg.max_leases)
     p->cfg.max_connections = p->cfg.max_leases;
   ho_mutex_init(&p->mu);
@@ -190,7 +194,7 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
   ho_mutex_lock(&p->mu);
   hipObjOpError_t err = wait_for_link(p, wait);
   unsigned nidle = take_idle(p, now, idle, IDLE_BATCH);
-  expired = ho_retired_take_expired(&p->retired, now, (uint64_t)p->cfg.grace_ms * MS);
+  expired = ho_retired_take_expired(&p->retired, now, p->grace_ns);
   if (err == hipObjSuccess) {
     l = choose(p, peer, &evict);
     l->leased = true;

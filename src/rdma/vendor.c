@@ -23,3 +23,15 @@ const struct ho_qp_tuning *ho_vendor_tuning(uint32_t vendor_id)
       return &rows[i].tuning;
   return &generic;
 }
+
+uint64_t ho_qp_retry_budget_ns(const struct ho_qp_tuning *t)
+{
+  uint64_t try_ns = 4096ull << t->timeout; /* 4.096 us * 2^timeout */
+  return try_ns * (uint64_t)(t->retry_cnt + 1);
+}
+
+uint64_t ho_retire_grace_ns(const struct ho_qp_tuning *t, uint64_t wanted_ns)
+{
+  uint64_t floor = 2 * ho_qp_retry_budget_ns(t);
+  return wanted_ns > floor ? wanted_ns : floor;
+}

@@ -21,4 +21,13 @@ struct ho_qp_tuning {
 
 const struct ho_qp_tuning *ho_vendor_tuning(uint32_t vendor_id);
 
+/* The longest a QP with this tuning keeps retrying one request before its
+ * work request fails: (retry_cnt + 1) tries of 4.096 us * 2^timeout
+ * (docs/protocol.md, section 7). ~470 ms for timeout 14, retry_cnt 6. */
+uint64_t ho_qp_retry_budget_ns(const struct ho_qp_tuning *t);
+
+/* The grace period of a retired QP: at least twice the retry budget, so
+ * that no retransmission of its connection outlives it. */
+uint64_t ho_retire_grace_ns(const struct ho_qp_tuning *t, uint64_t wanted_ns);
+
 #endif

@@ -86,9 +86,22 @@ static void applied_on_connect(void **state)
   world_destroy(&w);
 }
 
+/* The retry budget of docs/protocol.md section 7, and the grace period of
+ * retired QPs that must outlive it. */
+static void retry_budget(void **state)
+{
+  (void)state;
+  const struct ho_qp_tuning *t = ho_vendor_tuning(0);
+  assert_int_equal(ho_qp_retry_budget_ns(t), 469762048ull); /* 7 x 67.1 ms */
+  assert_int_equal(ho_retire_grace_ns(t, 2000000000ull), 2000000000ull);
+  assert_int_equal(ho_retire_grace_ns(t, 1000), 2 * 469762048ull);
+  for (uint32_t v = 0; v < 0x10000; v += 0x1234)
+    assert_true(ho_vendor_tuning(v)->retry_cnt < 7);
+}
+
 int main(void)
 {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(rows),
+  const struct CMUnitTest tests[] = {cmocka_unit_test(rows), cmocka_unit_test(retry_budget),
                                      cmocka_unit_test(applied_on_connect)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
