@@ -307,11 +307,18 @@ static enum hs_step fail(struct hs_op *op, enum hs_err err)
   return HS_STEP_RESPOND;
 }
 
+/* Authentication, before anything else is done for the request. A request
+ * without a body (a token request is one: its payload travels by RDMA) is
+ * settled here too, so no handler ever runs for a signature that would only
+ * be checked at the end of the body. */
 static enum hs_err check_auth(struct hs_op *op)
 {
   struct hs_sigv4_request r = sigv4_request(op);
   enum hs_err err =
       hs_auth_begin(&op->auth, op->srv->cfg, &r, (int64_t)time(NULL));
+  bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL;
+  if (!err && (rdma || !body_expected(op)))
+    err = hs_auth_no_body(&op->auth, op->srv->cfg, &r, rdma);
   if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
       err == HS_ERR_UNKNOWN_ACCESS_KEY || err == HS_ERR_AUTH_HEADER ||
       err == HS_ERR_TIME_SKEWED || err == HS_ERR_EXPIRED)

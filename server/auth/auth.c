@@ -161,6 +161,20 @@ enum hs_err hs_auth_chunk_end(struct hs_auth *a, const char *sig_hex)
   return HS_OK;
 }
 
+enum hs_err hs_auth_no_body(struct hs_auth *a, const struct hs_config *cfg,
+                            const struct hs_sigv4_request *r, bool rdma)
+{
+  if (rdma && hs_auth_streaming(a))
+    return HS_ERR_INVALID_ARGUMENT;
+  if (a->payload != HS_PAYLOAD_DEFERRED)
+    return HS_OK;
+  hs_digest_free(a->sha);
+  a->sha = NULL;
+  a->payload = HS_PAYLOAD_UNSIGNED; /* settled: nothing more to check */
+  return hs_sigv4_verify(r, &a->sig, cfg->secret_key, a->amz_date,
+                         HS_EMPTY_SHA256);
+}
+
 enum hs_err hs_auth_end(struct hs_auth *a, const struct hs_config *cfg,
                         const struct hs_sigv4_request *r)
 {

@@ -50,6 +50,14 @@ bool hs_auth_streaming(const struct hs_auth *a);
 void hs_auth_payload(struct hs_auth *a, const void *p, size_t n);
 /* The end of an aws-chunked chunk; sig_hex may be NULL. */
 enum hs_err hs_auth_chunk_end(struct hs_auth *a, const char *sig_hex);
+/* The request has no HTTP body, or its payload travels by RDMA
+ * (rdma: it carries x-amz-rdma-token): a deferred signature is checked now,
+ * over the empty payload's SHA-256, so nothing is done for a request whose
+ * signature waits for a body that never comes. An RDMA request's payload
+ * cannot be aws-chunked: STREAMING-* is HS_ERR_INVALID_ARGUMENT. Errors:
+ * HS_ERR_SIGNATURE, HS_ERR_INVALID_ARGUMENT, the canonical request's. */
+enum hs_err hs_auth_no_body(struct hs_auth *a, const struct hs_config *cfg,
+                            const struct hs_sigv4_request *r, bool rdma);
 /* The whole body was received. HS_ERR_SHA256_MISMATCH, HS_ERR_SIGNATURE. */
 enum hs_err hs_auth_end(struct hs_auth *a, const struct hs_config *cfg,
                         const struct hs_sigv4_request *r);

@@ -115,6 +115,7 @@ struct app {
   char target[256];
   char range[64];
   const char *content_md5;
+  struct hs_kv extra[4]; /* more request headers, up to the first NULL */
   bool drop_reply;   /* the client goes away after the reply */
   bool bad_cookie;   /* the reply's cookie is changed before the library */
   unsigned status;
@@ -161,9 +162,11 @@ static int send_request(void *ctx, const char *token, size_t len)
   assert_int_equal(len, HO_TOKEN_HEX);
   memcpy(tok, token, len);
   tok[len] = '\0';
-  struct hs_kv h[4] = {{.name = "x-amz-rdma-token", .value = tok},
+  struct hs_kv h[8] = {{.name = "x-amz-rdma-token", .value = tok},
                        {.name = "Content-Length", .value = "0"}};
   size_t nh = 2;
+  for (size_t i = 0; i < 4 && a->extra[i].name; i++)
+    h[nh++] = a->extra[i];
   if (a->range[0])
     h[nh++] = (struct hs_kv){"Range", a->range};
   if (a->content_md5)
@@ -579,6 +582,51 @@ static void busy(void **state)
   teardown(state);
 }
 
+/* Authentication comes before the engine: a request with a forged
+ * signature and no x-amz-content-sha256 (whose signature would otherwise
+ * be checked only at the end of a body that never comes) gets 403, and no
+ * transfer starts, GET or PUT. */
+static void forged_signature(void **state)
+{
+  struct fixture *f = *state;
+  http_put(f, "obj", "abcdefgh", 8);
+  f->cfg.access_key = "AKIDEXAMPLE";
+  f->cfg.secret_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+  f->cfg.max_clock_skew_s = 0;
+  struct fake_dev_stats before, after;
+  fake_device_stats(WORLD_SERVER_NIC, &before);
+  for (int put = 0; put < 2; put++) {
+    struct app a;
+    app_init(&a, f, put ? "PUT" : "GET", "obj");
+    a.extra[0] = (struct hs_kv){"Host", "localhost"};
+    a.extra[1] = (struct hs_kv){"x-amz-date", "20260101T000000Z"};
+    a.extra[2] = (struct hs_kv){
+        "Authorization",
+        "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/s3/"
+        "aws4_request, SignedHeaders=host;x-amz-date;x-amz-rdma-token, "
+        "Signature=0000000000000000000000000000000000000000000000000000000000"
+        "000000"};
+    memset(f->buf, 0xee, 8);
+    hipObjError_t e = put ? hipObjPut(NULL, f->buf, 8, 0, &app_ops, &a)
+                          : hipObjGet(NULL, f->buf, 8, 0, &app_ops, &a);
+    assert_int_equal(e.opError, hipObjS3Error);
+    assert_int_equal(a.status, 403);
+    assert_false(a.has_reply);
+    assert_int_equal(f->buf[0], 0xee);
+  }
+  assert_int_equal(f->stats.rdma_get + f->stats.rdma_put, 0);
+  fake_device_stats(WORLD_SERVER_NIC, &after);
+  assert_int_equal(after.bytes_read, before.bytes_read);
+  assert_int_equal(after.bytes_written, before.bytes_written);
+  assert_int_equal(f->stats.auth_failures, 2);
+  f->cfg.access_key = NULL;
+  size_t n;
+  uint8_t *b = stored(f, "obj", &n);
+  assert_int_equal(n, 8);
+  assert_memory_equal(b, "abcdefgh", 8);
+  free(b);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -590,6 +638,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(wrong_cookie, setup, teardown),
       cmocka_unit_test_setup_teardown(declines, setup, teardown),
       cmocka_unit_test(busy),
+      cmocka_unit_test_setup_teardown(forged_signature, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
