@@ -379,8 +379,10 @@ enum hs_step hs_op_begin(struct hs_op *op)
     return fail(op, HS_ERR_METHOD_NOT_ALLOWED);
   if (op->bucket[0] && !hs_bucket_name_valid(op->bucket))
     return fail(op, HS_ERR_INVALID_BUCKET_NAME);
-  if ((err = check_auth(op)))
-    return fail(op, err);
+  if ((err = check_auth(op))) {
+    hs_op_error_msg(op, err, op->auth.detail[0] ? op->auth.detail : NULL);
+    return HS_STEP_RESPOND;
+  }
   if (op->kind == HS_OP_NOT_IMPLEMENTED)
     return fail(op, HS_ERR_NOT_IMPLEMENTED);
   if ((err = parse_content_md5(op)))

@@ -34,12 +34,19 @@ struct hs_auth {
   char amz_date[17];
   uint8_t key[HS_SHA256_LEN];  /* signing key, for chunk signatures */
   uint8_t prev[HS_SHA256_LEN]; /* the previous chunk's signature */
+  char detail[160]; /* why an error, when its code does not say it all */
 };
+
+/* Headers that must be signed when present, because they change what a
+ * request does: host, every x-amz-* (as AWS requires), Content-MD5 and
+ * Range. Content-Type need not be (curl sends one it does not sign). */
+bool hs_auth_must_sign(const char *name);
 
 /* With the request's headers: decides the payload mode and checks the
  * signature when it does not depend on the body. Errors (one per cause):
  * HS_ERR_ACCESS_DENIED (anonymous, a required header unsigned, a date
- * missing), HS_ERR_UNKNOWN_ACCESS_KEY, HS_ERR_AUTH_HEADER,
+ * missing), HS_ERR_UNKNOWN_ACCESS_KEY, HS_ERR_AUTH_HEADER (also another
+ * region's credential),
  * HS_ERR_TIME_SKEWED, HS_ERR_EXPIRED, HS_ERR_SIGNATURE,
  * HS_ERR_INVALID_ARGUMENT (a bad x-amz-content-sha256),
  * HS_ERR_NOT_IMPLEMENTED (a STREAMING variant not supported), HS_ERR_NOMEM. */
