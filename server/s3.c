@@ -385,6 +385,14 @@ enum hs_step hs_op_begin(struct hs_op *op)
   }
   if (op->kind == HS_OP_NOT_IMPLEMENTED)
     return fail(op, HS_ERR_NOT_IMPLEMENTED);
+  const char *unsupported = hs_s3_unsupported_header(&op->req.headers);
+  if (unsupported) {
+    char m[160];
+    snprintf(m, sizeof m, "This server does not implement the %.80s "
+                          "header, or this value of it.", unsupported);
+    hs_op_error_msg(op, HS_ERR_NOT_IMPLEMENTED, m);
+    return HS_STEP_RESPOND;
+  }
   if ((err = parse_content_md5(op)))
     return fail(op, err);
   if ((err = setup_checksum(op))) {

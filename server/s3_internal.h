@@ -47,6 +47,12 @@ enum hs_s3_kind hs_s3_route(const char *method, bool has_bucket, bool has_key,
 enum hs_s3_kind hs_admin_route(const char *method, const char *path,
                                size_t len);
 const char *hs_s3_kind_name(enum hs_s3_kind k);
+/* The first request header that asks for a feature this server does not
+ * have (SSE of any kind, an ACL other than private, grants, tagging, object
+ * lock, website redirects, a storage class other than STANDARD or
+ * REDUCED_REDUNDANCY), or NULL. Such a request gets 501 NotImplemented
+ * rather than being carried out without what it asked for. */
+const char *hs_s3_unsupported_header(const struct hs_headers *h);
 
 enum hs_body_mode {
   HS_BODY_NONE,    /* not expected: up to a small limit, discarded */

@@ -562,6 +562,65 @@ static void signed_headers(void **state)
   expect(e, &c, 200, NULL);
 }
 
+/* A client that asks for something the server does not do (encryption,
+ * ACLs, tagging, object lock, another storage class) gets 501, and nothing
+ * is stored, rather than its request carried out without it. */
+static void unsupported_features(void **state)
+{
+  struct env *e = *state;
+  expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
+  static const char *const refused[][2] = {
+      {"x-amz-server-side-encryption-customer-algorithm", "AES256"},
+      {"x-amz-server-side-encryption-customer-key", "a2V5"},
+      {"x-amz-server-side-encryption-customer-key-MD5", "bWQ1"},
+      {"x-amz-server-side-encryption", "aws:kms"},
+      {"x-amz-acl", "public-read"},
+      {"x-amz-grant-read", "id=someone"},
+      {"x-amz-tagging", "a=b"},
+      {"x-amz-object-lock-mode", "COMPLIANCE"},
+      {"x-amz-object-lock-retain-until-date", "2100-01-01T00:00:00Z"},
+      {"x-amz-object-lock-legal-hold", "ON"},
+      {"x-amz-storage-class", "GLACIER"},
+      {"x-amz-website-redirect-location", "/x"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    expect(e,
+           &(struct call){.method = "PUT",
+                          .target = "/bkt/k",
+                          .h = {{refused[i][0], refused[i][1]}},
+                          .body = "data",
+                          .blen = 4},
+           501, "NotImplemented");
+    expect(e, &(struct call){.method = "GET", .target = "/bkt/k"}, 404,
+           "NoSuchKey");
+  }
+  /* on other operations too: a multipart upload, a bucket */
+  expect(e,
+         &(struct call){.method = "POST",
+                        .target = "/bkt/k?uploads",
+                        .h = {{"x-amz-tagging", "a=b"}}},
+         501, "NotImplemented");
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/locked",
+                        .h = {{"x-amz-bucket-object-lock-enabled", "true"}}},
+         501, "NotImplemented");
+  /* what the server does anyway is accepted */
+  static const char *const accepted[][2] = {
+      {"x-amz-acl", "private"},
+      {"x-amz-storage-class", "STANDARD"},
+      {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
+  };
+  for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
+    expect(e,
+           &(struct call){.method = "PUT",
+                          .target = "/bkt/k",
+                          .h = {{accepted[i][0], accepted[i][1]}},
+                          .body = "data",
+                          .blen = 4},
+           200, NULL);
+}
+
 static void rdma_tokens(void **state)
 {
   struct env *e = *state;
@@ -751,6 +810,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(bodies, setup, teardown),
       cmocka_unit_test_setup_teardown(streaming_signed, setup_auth, teardown),
       cmocka_unit_test_setup_teardown(signed_headers, setup_auth, teardown),
+      cmocka_unit_test_setup_teardown(unsupported_features, setup, teardown),
       cmocka_unit_test_setup_teardown(rdma_tokens, setup, teardown),
       cmocka_unit_test_setup_teardown(list_xml, setup, teardown),
       cmocka_unit_test(lister_rules),
