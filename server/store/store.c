@@ -38,6 +38,7 @@ struct upload {
   char *key;
   struct hs_obj_attrs attrs;
   int64_t initiated;
+  int64_t touched; /* creation or the last part: for expiry */
   struct part *parts; /* sorted by number */
   size_t n, cap;
   bool completing; /* invisible to part uploads and aborts meanwhile */
@@ -287,7 +288,7 @@ enum hs_err hs_store_open(const struct hs_store_config *cfg,
   struct hs_store_loader loader = {
       .ctx = st, .bucket = load_bucket, .object = load_object};
   ho_mutex_lock(&st->lock);
-  enum hs_err err = st->ops->open(cfg->data_dir, &loader, &st->impl);
+  enum hs_err err = st->ops->open(cfg, &loader, &st->impl);
   ho_mutex_unlock(&st->lock);
   if (err) {
     hs_store_close(st);
@@ -575,6 +576,7 @@ static enum hs_err publish_part(struct hs_store *st, struct hs_writer *w,
   }
   u->parts[pos].number = w->part;
   u->parts[pos].e = e;
+  u->touched = now_s();
   return HS_OK;
 }
 
@@ -803,7 +805,8 @@ enum hs_err hs_store_upload_create(struct hs_store *st, const char *bucket,
   memcpy(u->bucket, bucket, strnlen(bucket, HS_BUCKET_MAX));
   if (attrs)
     u->attrs = *attrs;
-  u->initiated = now_s();
+  u->initiated = u->touched = now_s();
+  hs_store_expire_uploads(st, u->initiated);
   ho_mutex_lock(&st->lock);
   if (!bucket_find(st, bucket, NULL))
     err = HS_ERR_NO_BUCKET;
@@ -840,6 +843,8 @@ enum hs_err hs_store_upload_part(struct hs_store *st, const char *bucket,
     err = HS_ERR_NO_BUCKET;
   else if (!u || u->completing)
     err = HS_ERR_NO_UPLOAD;
+  else
+    u->touched = now_s();
   ho_mutex_unlock(&st->lock);
   if (err)
     return err;
@@ -1029,6 +1034,24 @@ enum hs_err hs_store_upload_abort(struct hs_store *st, const char *bucket,
     upload_remove_at(st, pos);
   ho_mutex_unlock(&st->lock);
   return err;
+}
+
+size_t hs_store_expire_uploads(struct hs_store *st, int64_t now)
+{
+  int64_t ttl = st->cfg.upload_expiry_s;
+  size_t n = 0;
+  if (!ttl)
+    return 0;
+  ho_mutex_lock(&st->lock);
+  for (size_t i = st->nuploads; i-- > 0;) {
+    struct upload *u = st->uploads[i];
+    if (!u->completing && u->touched <= now - ttl) {
+      upload_remove_at(st, i);
+      n++;
+    }
+  }
+  ho_mutex_unlock(&st->lock);
+  return n;
 }
 
 static int upload_entry_cmp(const void *x, const void *y)

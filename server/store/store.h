@@ -53,6 +53,14 @@ struct hs_store_config {
   /* ETags random (unique per write) instead of the content's MD5, so that
    * writes are not limited by MD5's speed; see hs_writer_require_md5. */
   bool random_etags;
+  /* The memory backend's total: the bytes of every object, part and write
+   * in progress. An announced size (size_hint) is reserved before anything
+   * is allocated; what does not fit is HS_ERR_STORE_FULL. 0: half the
+   * machine's physical memory. */
+  uint64_t max_memory;
+  /* Multipart uploads without a new part for this long are aborted (by
+   * hs_store_expire_uploads, which upload creation also runs). 0: never. */
+  unsigned upload_expiry_s;
 };
 
 /* Opens the store; with a data_dir, loads what it holds (and removes
@@ -85,7 +93,8 @@ enum hs_err hs_store_bucket_list(struct hs_store *st,
 enum hs_err hs_store_put(struct hs_store *st, const char *bucket,
                          const char *key, const struct hs_obj_attrs *attrs,
                          uint64_t size_hint, struct hs_writer **out);
-/* Errors: HS_ERR_ENTITY_TOO_LARGE (past max_object_size), HS_ERR_IO. */
+/* Errors: HS_ERR_ENTITY_TOO_LARGE (past max_object_size), HS_ERR_IO,
+ * HS_ERR_STORE_FULL (past max_memory). */
 enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n);
 uint64_t hs_writer_size(const struct hs_writer *w);
 /* Computes the MD5 even with random_etags (to check a Content-MD5). Before
@@ -181,5 +190,10 @@ struct hs_store_usage {
   uint64_t buckets, objects, bytes, uploads;
 };
 void hs_store_usage(struct hs_store *st, struct hs_store_usage *out);
+
+/* Aborts the uploads whose last part (or creation) is upload_expiry_s or
+ * more before now, as AbortMultipartUpload would; uploads being completed
+ * are left alone. Returns how many. */
+size_t hs_store_expire_uploads(struct hs_store *st, int64_t now);
 
 #endif

@@ -264,9 +264,10 @@ static enum hs_err load_bucket(struct dir_store *ds, const char *name,
   return err;
 }
 
-static enum hs_err dir_open(const char *dir, const struct hs_store_loader *l,
-                            void **impl)
+static enum hs_err dir_open(const struct hs_store_config *cfg,
+                            const struct hs_store_loader *l, void **impl)
 {
+  const char *dir = cfg->data_dir;
   struct dir_store *ds = calloc(1, sizeof *ds);
   if (!ds)
     return HS_ERR_NOMEM;

@@ -621,6 +621,36 @@ static void unsupported_features(void **state)
            200, NULL);
 }
 
+/* A PUT whose announced size does not fit in the memory store's total is
+ * refused before its body: 503 SlowDown. */
+static void memory_full(void **state)
+{
+  struct env *e = *state;
+  hs_store_close(e->srv.store);
+  struct hs_store_config sc = {.max_object_size = e->cfg.max_object_size,
+                               .max_buckets = 8,
+                               .max_uploads = 4,
+                               .max_memory = 1000};
+  assert_int_equal(hs_store_open(&sc, &e->srv.store), HS_OK);
+  expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
+  static char body[2000];
+  struct hs_op *op = run(e, &(struct call){.method = "PUT",
+                                           .target = "/bkt/k",
+                                           .body = body,
+                                           .blen = 2000});
+  const char *code;
+  assert_int_equal(status_of(op, &code), 503);
+  assert_string_equal(code, "SlowDown");
+  assert_int_equal(hs_op_body_bytes(op), 0); /* before the body */
+  hs_op_free(op);
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/bkt/k",
+                        .body = body,
+                        .blen = 900},
+         200, NULL);
+}
+
 static void rdma_tokens(void **state)
 {
   struct env *e = *state;
@@ -811,6 +841,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(streaming_signed, setup_auth, teardown),
       cmocka_unit_test_setup_teardown(signed_headers, setup_auth, teardown),
       cmocka_unit_test_setup_teardown(unsupported_features, setup, teardown),
+      cmocka_unit_test_setup_teardown(memory_full, setup, teardown),
       cmocka_unit_test_setup_teardown(rdma_tokens, setup, teardown),
       cmocka_unit_test_setup_teardown(list_xml, setup, teardown),
       cmocka_unit_test(lister_rules),

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -38,6 +39,7 @@ static int setup_common(void **state, bool on_disk)
   f->cfg.min_part_size = 100;
   f->cfg.max_buckets = 8;
   f->cfg.max_uploads = 4;
+  f->cfg.upload_expiry_s = 100;
   if (hs_store_open(&f->cfg, &f->st))
     return -1;
   *state = f;
@@ -558,6 +560,80 @@ static void random_etags(void **state)
   expect_bytes(st, "b", "m", "same", 4);
 }
 
+/* The memory backend's total cap: an announced size is refused before
+ * anything is allocated, growth past it fails, and what is freed (a
+ * delete, an abort, a replaced object) is available again. */
+static void memory_cap(void **state)
+{
+  struct hs_store_config cfg = {.max_object_size = 1u << 20,
+                                .max_buckets = 8,
+                                .max_uploads = 4,
+                                .max_memory = 10000};
+  struct hs_store *st;
+  assert_int_equal(hs_store_open(&cfg, &st), HS_OK);
+  assert_int_equal(hs_store_bucket_create(st, "b"), HS_OK);
+  static char data[20000];
+  struct hs_writer *w;
+  assert_int_equal(hs_store_put(st, "b", "big", NULL, 20000, &w),
+                   HS_ERR_STORE_FULL);
+  assert_int_equal(put(st, "b", "a", data, 6000, NULL), HS_OK);
+  assert_int_equal(hs_store_put(st, "b", "c", NULL, 6000, &w),
+                   HS_ERR_STORE_FULL);
+  /* no size announced: the growth is refused */
+  assert_int_equal(hs_store_put(st, "b", "c", NULL, 0, &w), HS_OK);
+  enum hs_err err = HS_OK;
+  for (int i = 0; i < 20 && !err; i++)
+    err = hs_writer_write(w, data, 500);
+  assert_int_equal(err, HS_ERR_STORE_FULL);
+  hs_writer_abort(w);
+  /* replacing an object frees the old bytes once the new ones are in */
+  assert_int_equal(put(st, "b", "a", data, 4000, NULL), HS_OK);
+  assert_int_equal(put(st, "b", "c", data, 6000, NULL), HS_OK);
+  assert_int_equal(hs_store_delete(st, "b", "a"), HS_OK);
+  assert_int_equal(put(st, "b", "d", data, 4000, NULL), HS_OK);
+  expect_bytes(st, "b", "c", data, 6000);
+  /* parts count too */
+  char id[HS_UPLOAD_ID_LEN + 1];
+  assert_int_equal(hs_store_upload_create(st, "b", "m", NULL, id), HS_OK);
+  assert_int_equal(hs_store_upload_part(st, "b", "m", id, 1, 2000, &w),
+                   HS_ERR_STORE_FULL);
+  hs_store_close(st);
+}
+
+/* Multipart uploads left without activity for upload_expiry_s are aborted:
+ * their parts are freed and their ids refused; active ones stay. */
+static void upload_expiry(void **state)
+{
+  struct fixture *f = *state;
+  struct hs_store *st = f->st;
+  hs_store_bucket_create(st, "b");
+  char old[HS_UPLOAD_ID_LEN + 1], fresh[HS_UPLOAD_ID_LEN + 1];
+  assert_int_equal(hs_store_upload_create(st, "b", "k", NULL, old), HS_OK);
+  struct hs_writer *w;
+  assert_int_equal(hs_store_upload_part(st, "b", "k", old, 1, 5, &w), HS_OK);
+  hs_writer_write(w, "hello", 5);
+  assert_int_equal(hs_writer_commit(w, NULL, NULL), HS_OK);
+  int64_t now = (int64_t)time(NULL);
+  /* nothing is old enough yet */
+  assert_int_equal(hs_store_expire_uploads(st, now + 50), 0);
+  assert_int_equal(hs_store_expire_uploads(st, now + 101), 1);
+  assert_int_equal(hs_store_upload_part(st, "b", "k", old, 2, 5, &w),
+                   HS_ERR_NO_UPLOAD);
+  struct hs_store_usage u;
+  hs_store_usage(st, &u);
+  assert_int_equal(u.uploads, 0);
+  /* one without parts expires the same way */
+  assert_int_equal(hs_store_upload_create(st, "b", "k", NULL, fresh), HS_OK);
+  assert_int_equal(hs_store_expire_uploads(st, now + 99), 0);
+  assert_int_equal(hs_store_expire_uploads(st, now + 101), 1);
+  if (f->dir[0]) {
+    char p[512];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/.uploads/%s", f->dir, old);
+    assert_int_not_equal(stat(p, &sb), 0); /* its parts are gone */
+  }
+}
+
 #define BOTH(fn)                                                            \
   cmocka_unit_test_setup_teardown(fn, setup_mem, teardown),                 \
       cmocka_unit_test_setup_teardown(fn, setup_dir, teardown)
@@ -567,7 +643,9 @@ int main(void)
   const struct CMUnitTest tests[] = {
       BOTH(buckets),   BOTH(objects),     BOTH(listing),
       BOTH(multipart), BOTH(concurrency), BOTH(random_etags),
+      BOTH(upload_expiry),
       cmocka_unit_test_setup_teardown(reload, setup_dir, teardown),
+      cmocka_unit_test(memory_cap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@ Covers oversized request lines and headers, malformed request lines,
 absurd and contradictory Content-Length, truncated bodies (no object, no
 temporary file left), malformed ranges, malformed and duplicate RDMA tokens,
 bad percent-encoding, malformed and oversized XML, aws-chunked bodies
-(good and broken), idle connections, and hundreds of connections at once.
+(good and broken), idle connections, hundreds of connections at once, and
+the per-address connection limit.
 
 Usage: test_hostile.py PATH-TO-hipobj-test-server"""
 
@@ -359,8 +360,8 @@ def connections(c, srv):
         c.eq(st, 200, "keep-alive request %d" % i)
         c.ok(h.get("connection", "").lower() != "close", "kept alive")
     k.close()
-    # hundreds at once
-    n = 300
+    # hundreds at once (within the default per-address limit, 512)
+    n = 200
     results = [None] * n
 
     def one(i):
@@ -388,6 +389,35 @@ def connections(c, srv):
     slow.close()
 
 
+def per_address(c, binary):
+    """--max-connections-per-ip: one client cannot take every connection
+    thread; the others are refused at once, and served again once it lets
+    go."""
+    with Server(binary, "--max-connections-per-ip", "4") as srv:
+        held = [Conn(srv) for _ in range(4)]
+        for h in held:  # each is being served
+            h.send(req("GET", "/_hipobj/health"))
+            c.eq(h.response()[0], 200, "a connection within the limit")
+        extra = Conn(srv)
+        try:
+            extra.send(req("GET", "/_hipobj/health"))
+            refused = extra.closed(wait=5.0)
+        except OSError:
+            refused = True
+        c.ok(refused, "a connection over the per-address limit is refused")
+        extra.close()
+        for h in held:
+            h.close()
+        for _ in range(50):
+            try:
+                if request(srv, req("GET", "/_hipobj/health"))[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        alive(c, srv, "the per-address limit")
+
+
 def run(binary, c):
     d = tempfile.mkdtemp(prefix="hipobj-hostile-")
     try:
@@ -403,6 +433,7 @@ def run(binary, c):
             checksums(c, srv)
             connections(c, srv)
             alive(c, srv, "everything")
+        per_address(c, binary)
     finally:
         shutil.rmtree(d)
 
