@@ -321,10 +321,10 @@ void hs_store_close(struct hs_store *st)
 
 const char *hs_store_kind(const struct hs_store *st) { return st->ops->name; }
 
-static void settle_bucket(struct hs_store *st, const char *name)
+static enum hs_err settle_bucket(struct hs_store *st, const char *name)
 {
   struct hs_blob_name n = {.kind = HS_BLOB_BUCKET, .bucket = name};
-  st->ops->settle(st->impl, &n);
+  return st->ops->settle(st->impl, &n);
 }
 
 enum hs_err hs_store_bucket_create(struct hs_store *st, const char *name)
@@ -347,7 +347,7 @@ enum hs_err hs_store_bucket_create(struct hs_store *st, const char *name)
   }
   ho_mutex_unlock(&st->lock);
   if (!err)
-    settle_bucket(st, name);
+    err = settle_bucket(st, name);
   return err;
 }
 
@@ -385,7 +385,7 @@ enum hs_err hs_store_bucket_delete(struct hs_store *st, const char *name)
 out:
   ho_mutex_unlock(&st->lock);
   if (!err)
-    settle_bucket(st, name);
+    err = settle_bucket(st, name);
   return err;
 }
 
@@ -613,10 +613,11 @@ enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
     err = publish_part(st, w, &in);
   ho_mutex_unlock(&st->lock);
   if (!err) {
+    /* visible now; if not durable, the client must not be told it is */
     struct hs_blob_name name = {.kind = w->kind, .bucket = w->bucket,
                                 .key = w->key, .upload_id = w->id,
                                 .part = w->part};
-    st->ops->settle(st->impl, &name);
+    err = st->ops->settle(st->impl, &name);
   }
   /* the backend writer is gone either way */
   writer_free(w);
@@ -688,6 +689,7 @@ enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
                             const char *key)
 {
   enum hs_err err = HS_OK;
+  bool removed = false;
   ho_mutex_lock(&st->lock);
   struct bucket *b = bucket_find(st, bucket, NULL);
   size_t pos;
@@ -699,8 +701,14 @@ enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
             (b->n - pos - 1) * sizeof *b->objs);
     b->n--;
     entry_free(st, e, true);
+    removed = true;
   }
   ho_mutex_unlock(&st->lock);
+  if (removed) {
+    struct hs_blob_name name = {
+        .kind = HS_BLOB_OBJECT, .bucket = bucket, .key = key};
+    err = st->ops->settle(st->impl, &name);
+  }
   return err;
 }
 
@@ -1009,7 +1017,7 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
   if (!err) {
     struct hs_blob_name name = {
         .kind = HS_BLOB_OBJECT, .bucket = bucket, .key = key};
-    st->ops->settle(st->impl, &name);
+    err = st->ops->settle(st->impl, &name);
   }
   if (!err && info)
     *info = in;

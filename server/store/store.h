@@ -44,6 +44,13 @@ struct hs_store;
 struct hs_writer;
 struct hs_reader;
 
+/* The system calls through which the directory backend makes its bytes
+ * durable: the tests inject failures here. */
+struct hs_store_sys {
+  int (*fsync)(int fd);
+  int (*close)(int fd);
+};
+
 struct hs_store_config {
   const char *data_dir;   /* NULL: in memory */
   uint64_t max_object_size;
@@ -61,6 +68,7 @@ struct hs_store_config {
   /* Multipart uploads without a new part for this long are aborted (by
    * hs_store_expire_uploads, which upload creation also runs). 0: never. */
   unsigned upload_expiry_s;
+  const struct hs_store_sys *sys; /* NULL: fsync(2) and close(2) */
 };
 
 /* Opens the store; with a data_dir, loads what it holds (and removes
@@ -105,7 +113,9 @@ bool hs_writer_require_md5(struct hs_writer *w);
  * hs_writer_require_md5 must have been called, HS_ERR_INTERNAL otherwise).
  * info may be NULL.
  * Other errors: HS_ERR_NO_BUCKET or HS_ERR_NO_UPLOAD (gone meanwhile),
- * HS_ERR_IO. The writer is freed in every case. */
+ * HS_ERR_IO (nothing committed; or, when the directory's fsync after the
+ * rename fails, visible but not known durable). The writer is freed in
+ * every case. */
 enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
                              struct hs_obj_info *info);
 /* Accepts NULL. */
@@ -123,8 +133,9 @@ uint64_t hs_reader_size(const struct hs_reader *r);
 /* Accepts NULL. */
 void hs_reader_close(struct hs_reader *r);
 
-/* Removes the object; a missing key is not an error (S3 semantics).
- * Errors: HS_ERR_NO_BUCKET, HS_ERR_IO. */
+/* Removes the object, durably (the directory backend fsyncs the bucket's
+ * directory); a missing key is not an error (S3 semantics).
+ * Errors: HS_ERR_NO_BUCKET, HS_ERR_IO (removed, but not known durable). */
 enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
                             const char *key);
 

@@ -213,7 +213,10 @@ static void mem_writer_abort(struct hs_blob_writer *w)
   free(w);
 }
 
-static void mem_settle(void *impl, const struct hs_blob_name *name) {}
+static enum hs_err mem_settle(void *impl, const struct hs_blob_name *name)
+{
+  return HS_OK;
+}
 
 static enum hs_err mem_reader_open(struct hs_blob *b,
                                    struct hs_blob_reader **out)

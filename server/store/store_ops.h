@@ -67,10 +67,11 @@ struct hs_store_ops {
                                 struct hs_blob **out);
   /* Discards the writer and what it wrote. */
   void (*writer_abort)(struct hs_blob_writer *w);
-  /* Not locked, after a publish, bucket_create or bucket_remove under this
-   * name: makes it durable (the directory backend fsyncs the directory),
-   * so that the lock is never held across that wait. */
-  void (*settle)(void *impl, const struct hs_blob_name *name);
+  /* Not locked, after a publish, a blob_unlink, bucket_create or
+   * bucket_remove under this name: makes it durable (the directory backend
+   * fsyncs the directory), so that the lock is never held across that
+   * wait. HS_ERR_IO if it could not. */
+  enum hs_err (*settle)(void *impl, const struct hs_blob_name *name);
 
   /* Locked. A reader of the blob's bytes as they are now. */
   enum hs_err (*reader_open)(struct hs_blob *b, struct hs_blob_reader **out);

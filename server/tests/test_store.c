@@ -3,6 +3,8 @@
  * snapshots seen by open readers, listing order, multipart rules, limits,
  * crash leftovers and reload, and concurrent writers and readers. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -634,6 +636,82 @@ static void upload_expiry(void **state)
   }
 }
 
+/* The directory backend's system calls, with failures injected. */
+static struct {
+  bool fail_dir_fsync;  /* fsync of a directory fails */
+  bool fail_file_close; /* close of a regular file being written fails */
+  unsigned dir_fsyncs;
+} sys;
+
+static bool is_dir(int fd)
+{
+  struct stat sb;
+  return fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int sys_fsync(int fd)
+{
+  if (is_dir(fd)) {
+    sys.dir_fsyncs++;
+    if (sys.fail_dir_fsync) {
+      errno = EIO;
+      return -1;
+    }
+  }
+  return fsync(fd);
+}
+
+static int sys_close(int fd)
+{
+  struct stat sb;
+  bool file = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+              (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
+  int rc = close(fd);
+  if (file && sys.fail_file_close) {
+    errno = EIO; /* as NFS reports a failed write-back */
+    return -1;
+  }
+  return rc;
+}
+
+static const struct hs_store_sys failing_sys = {.fsync = sys_fsync,
+                                                .close = sys_close};
+
+/* The directory store reports what it cannot make durable: a directory
+ * fsync that fails, a close that fails; and a DELETE is made durable by a
+ * directory fsync too. */
+static void durability(void **state)
+{
+  struct fixture *f = *state;
+  hs_store_close(f->st);
+  f->cfg.sys = &failing_sys;
+  assert_int_equal(hs_store_open(&f->cfg, &f->st), HS_OK);
+  struct hs_store *st = f->st;
+  memset(&sys, 0, sizeof sys);
+  assert_int_equal(hs_store_bucket_create(st, "b"), HS_OK);
+  assert_int_equal(put(st, "b", "k", "hello", 5, NULL), HS_OK);
+  /* a DELETE fsyncs the bucket's directory */
+  unsigned before = sys.dir_fsyncs;
+  assert_int_equal(hs_store_delete(st, "b", "k"), HS_OK);
+  assert_true(sys.dir_fsyncs > before);
+  /* the directory fsync after a rename fails: the PUT fails */
+  sys.fail_dir_fsync = true;
+  assert_int_equal(put(st, "b", "k2", "hello", 5, NULL), HS_ERR_IO);
+  assert_int_equal(put(st, "b", "k2", "hello", 5, NULL), HS_ERR_IO);
+  sys.fail_dir_fsync = false;
+  assert_int_equal(put(st, "b", "k3", "hello", 5, NULL), HS_OK);
+  sys.fail_dir_fsync = true;
+  assert_int_equal(hs_store_delete(st, "b", "k3"), HS_ERR_IO);
+  sys.fail_dir_fsync = false;
+  /* closing the written file fails: nothing is committed */
+  sys.fail_file_close = true;
+  assert_int_equal(put(st, "b", "k4", "hello", 5, NULL), HS_ERR_IO);
+  sys.fail_file_close = false;
+  struct hs_obj_info info;
+  assert_int_equal(hs_store_get(st, "b", "k4", &info, NULL), HS_ERR_NO_KEY);
+  assert_int_equal(count_tmp(f->dir), 0);
+}
+
 #define BOTH(fn)                                                            \
   cmocka_unit_test_setup_teardown(fn, setup_mem, teardown),                 \
       cmocka_unit_test_setup_teardown(fn, setup_dir, teardown)
@@ -646,6 +724,7 @@ int main(void)
       BOTH(upload_expiry),
       cmocka_unit_test_setup_teardown(reload, setup_dir, teardown),
       cmocka_unit_test(memory_cap),
+      cmocka_unit_test_setup_teardown(durability, setup_dir, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
