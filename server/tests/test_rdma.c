@@ -689,8 +689,8 @@ static void put_payload_checks(void **state)
   assert_int_equal(f->stats.rdma_failures, failures);
 }
 
-/* A GET's conditions and range are decided before any RDMA: 412, 304 and
- * 416 (with Content-Range: bytes * /N) move nothing. */
+/* A GET's conditions, range and payload hash are decided before any RDMA:
+ * 412, 304, 416 (with Content-Range: bytes * /N) and 400 move nothing. */
 static void get_conditions(void **state)
 {
   struct fixture *f = *state;
@@ -709,6 +709,9 @@ static void get_conditions(void **state)
       {"If-None-Match", etag, 304},
       {"If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT", 304},
       {"Range", "bytes=8-", 416},
+      /* the request's body is empty: only the empty body's SHA-256 fits */
+      {"x-amz-content-sha256", "2d711642b726b04401627ca9fbac32f5c8530fb1903c"
+                               "c4db02258717921a4881", 400},
   };
   struct fake_dev_stats before, after;
   fake_device_stats(WORLD_SERVER_NIC, &before);
