@@ -70,14 +70,18 @@ bool hs_auth_must_sign(const char *name)
          strcasecmp(name, "range") == 0;
 }
 
-/* Every header present that must be signed is. */
+/* Every header present that must be signed is. A presigned URL is handed
+ * to clients that add Range (and Content-MD5) themselves, as AWS allows:
+ * there only x-amz-* must be. */
 static enum hs_err unsigned_headers(struct hs_auth *a,
                                     const struct hs_headers *h)
 {
   for (size_t i = 0; i < h->n; i++) {
     char name[64];
     size_t n = strlen(h->v[i].name);
-    if (!hs_auth_must_sign(h->v[i].name))
+    if (!hs_auth_must_sign(h->v[i].name) ||
+        (a->sig.presigned && strncasecmp(h->v[i].name, "x-amz-", 6) != 0 &&
+         strcasecmp(h->v[i].name, "host") != 0))
       continue;
     for (size_t k = 0; k < n && k < sizeof name - 1; k++) {
       char c = h->v[i].name[k];

@@ -39,7 +39,9 @@ struct hs_auth {
 
 /* Headers that must be signed when present, because they change what a
  * request does: host, every x-amz-* (as AWS requires), Content-MD5 and
- * Range. Content-Type need not be (curl sends one it does not sign). */
+ * Range (with a presigned URL, only host and x-amz-*: its users add Range
+ * themselves). Content-Type need not be (curl sends one it does not
+ * sign). */
 bool hs_auth_must_sign(const char *name);
 
 /* With the request's headers: decides the payload mode and checks the
