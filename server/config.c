@@ -14,8 +14,9 @@ enum {
   OPT_NO_RDMA, OPT_LOG_REQUESTS, OPT_MAX_OBJECT, OPT_MAX_HEADER, OPT_MAX_XML,
   OPT_MIN_PART, OPT_MAX_CONN, OPT_IDLE, OPT_SKEW, OPT_MAX_BUCKETS,
   OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
-  OPT_RDMA_DEPTH, OPT_RDMA_MAX_CONN, OPT_RDMA_IDLE, OPT_RANDOM_ETAGS, OPT_FAULT_SKIP_FINAL, OPT_HELP,
-  OPT_VERSION
+  OPT_RDMA_DEPTH, OPT_RDMA_MAX_CONN, OPT_RDMA_IDLE, OPT_FAULT_SKIP_FINAL,
+  OPT_RANDOM_ETAGS, OPT_MAX_MEMORY, OPT_MULTIPART_EXPIRY, OPT_MAX_CONN_PER_IP,
+  OPT_HELP, OPT_VERSION
 };
 
 static const struct option options[] = {
@@ -47,6 +48,9 @@ static const struct option options[] = {
     {"rdma-idle-timeout-ms", required_argument, NULL, OPT_RDMA_IDLE},
     {"fault-skip-final", required_argument, NULL, OPT_FAULT_SKIP_FINAL},
     {"random-etags", no_argument, NULL, OPT_RANDOM_ETAGS},
+    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+    {"multipart-expiry", required_argument, NULL, OPT_MULTIPART_EXPIRY},
+    {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_PER_IP},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -110,9 +114,16 @@ void hs_config_usage(FILE *f)
       "  --min-part-size SIZE   smallest part but the last at Complete\n"
       "                         (default 5M, as S3)\n"
       "  --max-connections N    concurrent connections (default 1024)\n"
+      "  --max-connections-per-ip N\n"
+      "                         concurrent connections from one address\n"
+      "                         (default 512; 0: no limit)\n"
       "  --idle-timeout SEC     close idle connections after SEC (default 60)\n"
       "  --max-buckets N        (default 1000)\n"
       "  --max-uploads N        multipart uploads in progress (default 10000)\n"
+      "  --multipart-expiry SEC abort uploads idle for SEC (default 86400;\n"
+      "                         0: never)\n"
+      "  --max-memory SIZE      total of the memory store (default: half the\n"
+      "                         physical memory); more is 503 SlowDown\n"
       "\n"
       "Observability:\n"
       "  --log-requests         one line per request on stderr\n"
@@ -193,6 +204,8 @@ static void defaults(struct hs_config *c)
   c->rdma_depth = 4;
   c->rdma_max_connections = 1024;
   c->rdma_idle_timeout_ms = 60000;
+  c->multipart_expiry_s = 86400;
+  c->max_connections_per_ip = 512;
 }
 
 static bool set_size(const char *arg, uint64_t min, uint64_t *out)
@@ -249,6 +262,11 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
            c->rdma_idle_timeout_ms > 0;
   case OPT_RDMA_DEPTH:
     return parse_uint(arg, 32, &c->rdma_depth) && c->rdma_depth > 0;
+  case OPT_MAX_MEMORY: return set_size(arg, 1 << 20, &c->max_memory);
+  case OPT_MULTIPART_EXPIRY:
+    return parse_uint(arg, 30 * 86400, &c->multipart_expiry_s);
+  case OPT_MAX_CONN_PER_IP:
+    return parse_uint(arg, 1000000, &c->max_connections_per_ip);
   case OPT_RDMA_CHUNK:
     return set_size(arg, 4096, &c->rdma_chunk_size) &&
            c->rdma_chunk_size <= (1ull << 30);

@@ -41,6 +41,9 @@ struct hs_config {
   unsigned rdma_idle_timeout_ms; /* closed when idle this long (60000) */
   uint64_t rdma_chunk_size;
   unsigned fault_skip_final; /* testing: transfers that never send final */
+  uint64_t max_memory;       /* the memory store's total; 0: half of RAM */
+  unsigned multipart_expiry_s; /* 0: uploads never expire */
+  unsigned max_connections_per_ip; /* 0: no limit */
 };
 
 enum hs_config_result { HS_CONFIG_OK, HS_CONFIG_HELP, HS_CONFIG_VERSION,

@@ -47,6 +47,7 @@ enum hs_err {
   HS_ERR_RDMA_FAILED,
   HS_ERR_TOO_MANY,
   HS_ERR_SLOW_DOWN,
+  HS_ERR_STORE_FULL,
   HS_ERR__COUNT
 };
 

@@ -27,11 +27,14 @@ static void write_stats(const struct hs_config *cfg, struct hs_stats *stats,
     fprintf(stderr, PROG ": cannot write %s\n", cfg->stats_file);
 }
 
-/* Blocks until SIGINT or SIGTERM, writing the stats file meanwhile. */
+/* Blocks until SIGINT or SIGTERM, writing the stats file and expiring
+ * abandoned multipart uploads meanwhile. */
 static int wait_for_signal(const sigset_t *set, const struct hs_config *cfg,
                            struct hs_stats *stats, struct hs_store *store)
 {
-  unsigned ms = cfg->stats_file ? cfg->stats_interval_ms : 3600000;
+  unsigned ms = cfg->stats_file ? cfg->stats_interval_ms : 60000;
+  if (ms > 60000)
+    ms = 60000;
   struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
   for (;;) {
     int sig = sigtimedwait(set, NULL, &ts);
@@ -40,6 +43,7 @@ static int wait_for_signal(const sigset_t *set, const struct hs_config *cfg,
     if (sig < 0 && errno != EAGAIN && errno != EINTR)
       return -1;
     write_stats(cfg, stats, store);
+    hs_store_expire_uploads(store, (int64_t)time(NULL));
   }
 }
 
@@ -52,7 +56,9 @@ static int run(const struct hs_config *cfg, const sigset_t *set)
                                .min_part_size = cfg->min_part_size,
                                .max_buckets = cfg->max_buckets,
                                .max_uploads = cfg->max_uploads,
-                               .random_etags = cfg->random_etags};
+                               .random_etags = cfg->random_etags,
+                               .max_memory = cfg->max_memory,
+                               .upload_expiry_s = cfg->multipart_expiry_s};
   struct hs_store *store = NULL;
   struct hs_rdma *rdma = NULL;
   struct hs_http *http = NULL;

@@ -21,6 +21,9 @@ struct xfer {
   struct hs_writer *writer; /* PUT */
   bool has_md5;
   uint8_t md5[HS_MD5_LEN];
+  struct hs_digest *sha;   /* when x-amz-content-sha256 is a digest */
+  uint8_t sha_expected[HS_SHA256_LEN];
+  struct hs_cksum cksum;   /* when x-amz-checksum-* is given */
   uint64_t size;
   bool finished;
   struct xfer *prev, *next;
@@ -106,6 +109,8 @@ static void xfer_free(struct xfer *x)
 {
   hs_reader_close(x->reader);
   hs_writer_abort(x->writer);
+  hs_digest_free(x->sha);
+  hs_cksum_free(&x->cksum);
   free(x);
 }
 
@@ -164,7 +169,32 @@ static int io_write(void *ctx, uint64_t off, const void *buf, size_t n)
   /* chunks arrive in order; anything else is refused, not reordered */
   if (!x->writer || off != hs_writer_size(x->writer) || n > x->size - off)
     return -1;
+  if (x->sha)
+    hs_digest_update(x->sha, buf, n);
+  if (x->cksum.alg)
+    hs_cksum_update(&x->cksum, buf, n);
   return hs_writer_write(x->writer, buf, n) ? -1 : 0;
+}
+
+/* The declared x-amz-content-sha256 and x-amz-checksum-* against the bytes
+ * that arrived, before the commit (Content-MD5 is the writer's). */
+static bool payload_matches(struct xfer *x)
+{
+  bool ok = true;
+  if (x->sha) {
+    uint8_t h[HS_SHA256_LEN];
+    hs_digest_final(x->sha, h);
+    x->sha = NULL;
+    ok = hs_mem_equal(h, x->sha_expected, sizeof h);
+  }
+  if (x->cksum.alg) {
+    uint8_t c[HS_CKSUM_MAX];
+    size_t n = hs_cksum_len(x->cksum.alg);
+    hs_cksum_final(&x->cksum, c);
+    ok = ok && x->cksum.have_expected &&
+         hs_mem_equal(c, x->cksum.expected, n);
+  }
+  return ok;
 }
 
 static void unlink_xfer(struct hs_rdma *r, struct xfer *x)
@@ -194,7 +224,8 @@ static int io_finish(void *ctx, int status, uint64_t bytes)
   if (x->op == HIPOBJ_RDMA_OP_PUT) {
     struct hs_writer *w = x->writer;
     x->writer = NULL;
-    if (status == HO_FINAL_OK && bytes == x->size && hs_writer_size(w) == bytes)
+    if (status == HO_FINAL_OK && bytes == x->size &&
+        hs_writer_size(w) == bytes && payload_matches(x))
       rc = hs_writer_commit(w, x->has_md5 ? x->md5 : NULL, NULL) ? -1 : 0;
     else {
       hs_writer_abort(w);
@@ -269,20 +300,32 @@ enum hs_rdma_start hs_rdma_get(struct hs_rdma *r, const char *token,
 
 enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
                                struct hs_writer *w, uint64_t size,
-                               const uint8_t *content_md5,
+                               const struct hs_rdma_checks *checks,
                                char reply[HS_RDMA_REPLY_MAX])
 {
   struct xfer *x = calloc(1, sizeof *x);
+  if (x && checks->cksum) {
+    x->cksum = *checks->cksum;
+    memset(checks->cksum, 0, sizeof *checks->cksum);
+  }
+  if (x && checks->sha256 && !(x->sha = hs_digest_sha256())) {
+    xfer_free(x);
+    x = NULL;
+  }
   if (!x) {
     hs_writer_abort(w);
+    if (checks->cksum)
+      hs_cksum_free(checks->cksum);
     return HS_RDMA_BUSY;
   }
   x->op = HIPOBJ_RDMA_OP_PUT;
   x->writer = w;
   x->size = size;
-  if (content_md5) {
+  if (checks->sha256)
+    memcpy(x->sha_expected, checks->sha256, HS_SHA256_LEN);
+  if (checks->content_md5) {
     x->has_md5 = true;
-    memcpy(x->md5, content_md5, HS_MD5_LEN);
+    memcpy(x->md5, checks->content_md5, HS_MD5_LEN);
   }
   return start(r, x, token, reply);
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "auth/checksum.h"
 #include "buf.h"
 #include "config.h"
 #include "err.h"
@@ -59,12 +60,21 @@ enum hs_rdma_start {
 enum hs_rdma_start hs_rdma_get(struct hs_rdma *r, const char *token,
                                struct hs_reader *reader, uint64_t offset,
                                uint64_t length, char reply[HS_RDMA_REPLY_MAX]);
+/* What a PUT's payload must match before it is committed, as over HTTP.
+ * Each is optional. */
+struct hs_rdma_checks {
+  const uint8_t *content_md5; /* Content-MD5 */
+  const uint8_t *sha256;      /* x-amz-content-sha256, a hex digest */
+  struct hs_cksum *cksum;     /* x-amz-checksum-*, with its expected value:
+                                 hs_rdma_put takes it (*cksum is zeroed) */
+};
+
 /* Reads `size` bytes from the client's buffer into the writer, then
- * commits it (checking content_md5 if not NULL) or aborts it. Takes the
- * writer in every case. */
+ * commits it if every check holds, or aborts it (the final message then
+ * says store error). Takes the writer, and the checksum, in every case. */
 enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
                                struct hs_writer *w, uint64_t size,
-                               const uint8_t *content_md5,
+                               const struct hs_rdma_checks *checks,
                                char reply[HS_RDMA_REPLY_MAX]);
 
 #endif

@@ -307,11 +307,18 @@ static enum hs_step fail(struct hs_op *op, enum hs_err err)
   return HS_STEP_RESPOND;
 }
 
+/* Authentication, before anything else is done for the request. A request
+ * without a body (a token request is one: its payload travels by RDMA) is
+ * settled here too, so no handler ever runs for a signature that would only
+ * be checked at the end of the body. */
 static enum hs_err check_auth(struct hs_op *op)
 {
   struct hs_sigv4_request r = sigv4_request(op);
   enum hs_err err =
       hs_auth_begin(&op->auth, op->srv->cfg, &r, (int64_t)time(NULL));
+  bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL;
+  if (!err && (rdma || !body_expected(op)))
+    err = hs_auth_no_body(&op->auth, op->srv->cfg, &r, rdma);
   if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
       err == HS_ERR_UNKNOWN_ACCESS_KEY || err == HS_ERR_AUTH_HEADER ||
       err == HS_ERR_TIME_SKEWED || err == HS_ERR_EXPIRED)
@@ -372,10 +379,20 @@ enum hs_step hs_op_begin(struct hs_op *op)
     return fail(op, HS_ERR_METHOD_NOT_ALLOWED);
   if (op->bucket[0] && !hs_bucket_name_valid(op->bucket))
     return fail(op, HS_ERR_INVALID_BUCKET_NAME);
-  if ((err = check_auth(op)))
-    return fail(op, err);
+  if ((err = check_auth(op))) {
+    hs_op_error_msg(op, err, op->auth.detail[0] ? op->auth.detail : NULL);
+    return HS_STEP_RESPOND;
+  }
   if (op->kind == HS_OP_NOT_IMPLEMENTED)
     return fail(op, HS_ERR_NOT_IMPLEMENTED);
+  const char *unsupported = hs_s3_unsupported_header(&op->req.headers);
+  if (unsupported) {
+    char m[160];
+    snprintf(m, sizeof m, "This server does not implement the %.80s "
+                          "header, or this value of it.", unsupported);
+    hs_op_error_msg(op, HS_ERR_NOT_IMPLEMENTED, m);
+    return HS_STEP_RESPOND;
+  }
   if ((err = parse_content_md5(op)))
     return fail(op, err);
   if ((err = setup_checksum(op))) {

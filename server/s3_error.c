@@ -118,6 +118,10 @@ static const struct err_row rows[HS_ERR__COUNT] = {
                          "You have attempted to create more buckets than "
                          "allowed."},
     [HS_ERR_SLOW_DOWN] = {503, "SlowDown", "Please reduce your request rate."},
+    [HS_ERR_STORE_FULL] = {503, "SlowDown",
+                           "The server's memory store is full "
+                           "(--max-memory): delete objects, or retry "
+                           "later."},
 };
 
 static const struct err_row *row(enum hs_err err)

@@ -48,6 +48,12 @@ enum hs_s3_kind hs_s3_route(const char *method, bool has_bucket, bool has_key,
 enum hs_s3_kind hs_admin_route(const char *method, const char *path,
                                size_t len);
 const char *hs_s3_kind_name(enum hs_s3_kind k);
+/* The first request header that asks for a feature this server does not
+ * have (SSE of any kind, an ACL other than private, grants, tagging, object
+ * lock, website redirects, a storage class other than STANDARD or
+ * REDUCED_REDUNDANCY), or NULL. Such a request gets 501 NotImplemented
+ * rather than being carried out without what it asked for. */
+const char *hs_s3_unsupported_header(const struct hs_headers *h);
 
 enum hs_body_mode {
   HS_BODY_NONE,    /* not expected: up to a small limit, discarded */
@@ -109,11 +115,32 @@ enum hs_step hs_s3_bucket_begin(struct hs_op *op);
 void hs_s3_bucket_end(struct hs_op *op);
 void hs_s3_list_objects(struct hs_op *op, bool v2);
 void hs_s3_list_buckets(struct hs_op *op);
-/* A PUT-like request whose body streams into op->writer: set up the body
- * (Content-MD5 required when given), and at its end commit the writer and
- * answer with the ETag. Shared by PutObject and UploadPart. */
+/* The one writer choice of PutObject (the store's put, with the request's
+ * attributes) and UploadPart (the upload's part, with its arguments), for
+ * `size` bytes (0 if unknown), over HTTP and RDMA: opens op->writer (MD5
+ * required when Content-MD5 is given), or sets the error response (413
+ * past --max-object-size) and returns false. */
+bool hs_op_open_writer(struct hs_op *op, uint64_t size);
+/* A PUT-like request whose body streams into op->writer: open the writer
+ * for the announced size and set up the body, and at its end commit the
+ * writer and answer with the ETag. Shared by PutObject and UploadPart. */
 enum hs_step hs_op_body_to_writer(struct hs_op *op);
 void hs_op_commit_writer(struct hs_op *op);
+
+/* A GET or HEAD of op's object, decided the same way over HTTP and RDMA:
+ * the object, its conditions (412, 304 with ETag and Last-Modified) and
+ * its range (416 with Content-Range: bytes * /SIZE). */
+struct hs_get {
+  struct hs_obj_info info;
+  struct hs_reader *reader; /* when asked for; the caller owns it */
+  uint64_t first, count;    /* the bytes to serve */
+  bool partial;             /* a range: 206 */
+};
+/* True with g filled; false with the error response set (and no reader). */
+bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g);
+/* A successful GET's status (200 or 206) and headers: the object's, and
+ * Content-Range for a range. */
+void hs_op_get_headers(struct hs_op *op, const struct hs_get *g);
 enum hs_step hs_s3_object_begin(struct hs_op *op);
 void hs_s3_object_end(struct hs_op *op);
 enum hs_step hs_s3_multipart_begin(struct hs_op *op);

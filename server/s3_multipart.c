@@ -56,31 +56,6 @@ enum hs_err hs_op_part_args(struct hs_op *op)
   return err ? err : upload_id(op);
 }
 
-static enum hs_step part_begin(struct hs_op *op)
-{
-  enum hs_err err = hs_op_part_args(op);
-  uint64_t hint = op->req.has_length ? op->req.content_length : 0;
-  const char *d =
-      hs_header_get(&op->req.headers, "x-amz-decoded-content-length");
-  if (hs_auth_streaming(&op->auth) && d)
-    hint = strtoull(d, NULL, 10);
-  if (!err && hint > op->srv->cfg->max_object_size)
-    err = HS_ERR_ENTITY_TOO_LARGE;
-  if (!err)
-    err = hs_store_upload_part(op->srv->store, op->bucket, op->key,
-                               op->upload_id, op->part_number, hint,
-                               &op->writer);
-  if (err) {
-    hs_op_error_msg(op, err,
-                    err == HS_ERR_INVALID_ARGUMENT
-                        ? "Part number must be an integer between 1 and "
-                          "10000, inclusive"
-                        : NULL);
-    return HS_STEP_RESPOND;
-  }
-  return hs_op_body_to_writer(op);
-}
-
 static void create_end(struct hs_op *op)
 {
   struct hs_obj_attrs attrs;
@@ -186,7 +161,7 @@ enum hs_step hs_s3_multipart_begin(struct hs_op *op)
 {
   switch (op->kind) {
   case HS_OP_UPLOAD_PART:
-    return part_begin(op);
+    return hs_op_body_to_writer(op);
   case HS_OP_COMPLETE_UPLOAD:
     op->body_mode = HS_BODY_BUFFER;
     op->body_limit = op->srv->cfg->max_xml_size;

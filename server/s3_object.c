@@ -22,27 +22,40 @@ static uint64_t size_hint(const struct hs_op *op)
   return op->req.has_length ? op->req.content_length : 0;
 }
 
-static enum hs_step put_begin(struct hs_op *op)
+bool hs_op_open_writer(struct hs_op *op, uint64_t size)
 {
   struct hs_obj_attrs attrs;
-  enum hs_err err = hs_op_attrs(op, &attrs);
-  uint64_t hint = size_hint(op);
-  if (!err && hint > op->srv->cfg->max_object_size)
+  enum hs_err err = HS_OK;
+  if (size > op->srv->cfg->max_object_size)
     err = HS_ERR_ENTITY_TOO_LARGE;
-  if (!err)
-    err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, hint,
+  else if (op->kind == HS_OP_UPLOAD_PART) {
+    err = hs_op_part_args(op);
+    if (!err)
+      err = hs_store_upload_part(op->srv->store, op->bucket, op->key,
+                                 op->upload_id, op->part_number, size,
+                                 &op->writer);
+  } else if (!(err = hs_op_attrs(op, &attrs))) {
+    err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, size,
                        &op->writer);
-  if (err) {
-    hs_op_error(op, err);
-    return HS_STEP_RESPOND;
   }
-  return hs_op_body_to_writer(op);
+  if (err) {
+    hs_op_error_msg(op, err,
+                    err == HS_ERR_INVALID_ARGUMENT &&
+                            op->kind == HS_OP_UPLOAD_PART
+                        ? "Part number must be an integer between 1 and "
+                          "10000, inclusive"
+                        : NULL);
+    return false;
+  }
+  if (op->has_content_md5)
+    hs_writer_require_md5(op->writer);
+  return true;
 }
 
 enum hs_step hs_op_body_to_writer(struct hs_op *op)
 {
-  if (op->has_content_md5)
-    hs_writer_require_md5(op->writer);
+  if (!hs_op_open_writer(op, size_hint(op)))
+    return HS_STEP_RESPOND;
   op->body_mode = HS_BODY_WRITER;
   op->body_limit = op->srv->cfg->max_object_size;
   return HS_STEP_BODY;
@@ -115,56 +128,71 @@ static enum hs_err conditions(const struct hs_op *op,
 
 /* ---- GET and HEAD ------------------------------------------------------- */
 
-static void get_end(struct hs_op *op, bool head)
+bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g)
 {
-  struct hs_obj_info info;
-  struct hs_reader *r = NULL;
-  enum hs_err err = hs_store_get(op->srv->store, op->bucket, op->key, &info,
-                                 head ? NULL : &r);
+  memset(g, 0, sizeof *g);
+  struct hs_obj_info *info = &g->info;
+  enum hs_err err = hs_store_get(op->srv->store, op->bucket, op->key, info,
+                                 reader ? &g->reader : NULL);
   if (!err)
-    err = conditions(op, &info);
+    err = conditions(op, info);
   if (err) {
-    hs_reader_close(r);
+    hs_reader_close(g->reader);
+    g->reader = NULL;
     hs_op_error(op, err);
     if (err == HS_ERR_NOT_MODIFIED) {
       char date[40];
-      hs_time_http(info.mtime, date);
-      hs_resp_headerf(&op->resp, "ETag", "\"%s\"", info.etag);
+      hs_time_http(info->mtime, date);
+      hs_resp_headerf(&op->resp, "ETag", "\"%s\"", info->etag);
       hs_resp_header(&op->resp, "Last-Modified", date);
     }
-    return;
+    return false;
   }
-  uint64_t first = 0, count = info.size;
   const char *range = hs_header_get(&op->req.headers, "range");
   enum hs_range_result rr =
-      range ? hs_range_parse(range, strlen(range), info.size, &first, &count)
+      range ? hs_range_parse(range, strlen(range), info->size, &g->first,
+                             &g->count)
             : HS_RANGE_IGNORE;
   if (rr == HS_RANGE_UNSATISFIABLE) {
-    hs_reader_close(r);
+    hs_reader_close(g->reader);
+    g->reader = NULL;
     hs_op_error(op, HS_ERR_INVALID_RANGE);
     hs_resp_headerf(&op->resp, "Content-Range", "bytes */%llu",
-                    (unsigned long long)info.size);
-    return;
+                    (unsigned long long)info->size);
+    return false;
   }
-  hs_op_object_headers(op, &info);
-  op->resp.status = 200;
-  if (rr == HS_RANGE_OK) {
-    op->resp.status = 206;
+  g->partial = rr == HS_RANGE_OK;
+  if (!g->partial) {
+    g->first = 0;
+    g->count = info->size;
+  }
+  return true;
+}
+
+void hs_op_get_headers(struct hs_op *op, const struct hs_get *g)
+{
+  hs_op_object_headers(op, &g->info);
+  op->resp.status = g->partial ? 206 : 200;
+  if (g->partial)
     hs_resp_headerf(&op->resp, "Content-Range", "bytes %llu-%llu/%llu",
-                    (unsigned long long)first,
-                    (unsigned long long)(first + count - 1),
-                    (unsigned long long)info.size);
-  } else {
-    first = 0;
-    count = info.size;
-  }
+                    (unsigned long long)g->first,
+                    (unsigned long long)(g->first + g->count - 1),
+                    (unsigned long long)g->info.size);
+}
+
+static void get_end(struct hs_op *op, bool head)
+{
+  struct hs_get g;
+  if (!hs_op_get_prepare(op, !head, &g))
+    return;
+  hs_op_get_headers(op, &g);
   if (head) {
     op->resp.head = true;
-    op->resp.head_length = count;
+    op->resp.head_length = g.count;
   } else {
-    op->resp.reader = r;
-    op->resp.offset = first;
-    op->resp.length = count;
+    op->resp.reader = g.reader;
+    op->resp.offset = g.first;
+    op->resp.length = g.count;
     hs_stat_add(&op->srv->stats->http_objects_out, 1);
   }
   op->done = true;
@@ -273,7 +301,7 @@ fail:
 enum hs_step hs_s3_object_begin(struct hs_op *op)
 {
   if (op->kind == HS_OP_PUT_OBJECT)
-    return put_begin(op);
+    return hs_op_body_to_writer(op);
   return HS_STEP_BODY;
 }
 

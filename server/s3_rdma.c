@@ -10,10 +10,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "range.h"
 #include "rdma.h"
 #include "rdma/token.h"
 #include "s3_internal.h"
+
+/* The SHA-256 of no bytes. */
+static const uint8_t empty_sha256[HS_SHA256_LEN] = {
+    0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4,
+    0xc8, 0x99, 0x6f, 0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b,
+    0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55};
 
 static bool carries_payload(enum hs_s3_kind k)
 {
@@ -62,97 +67,60 @@ static void mismatch(struct hs_op *op, uint64_t token_len, uint64_t bytes)
   decline(op, HS_ERR_RDMA_UNSERVABLE, m);
 }
 
-/* GET: the object (or the range asked for) into the client's buffer. The
- * token's length must be exactly the number of bytes to move. */
+/* GET: the object (or the range asked for) into the client's buffer,
+ * decided as over HTTP (conditions, range) before any RDMA. The token's
+ * length must be exactly the number of bytes to move. A declared
+ * x-amz-content-sha256 is the empty body's: the request has none. */
 static void rdma_get(struct hs_op *op, const char *tok,
                      const struct ho_token *t)
 {
-  struct hs_obj_info info;
-  struct hs_reader *r;
-  enum hs_err err =
-      hs_store_get(op->srv->store, op->bucket, op->key, &info, &r);
-  if (err) {
-    hs_op_error(op, err);
+  if (op->auth.payload == HS_PAYLOAD_SHA256 &&
+      !hs_mem_equal(op->auth.expected, empty_sha256, HS_SHA256_LEN)) {
+    hs_op_error(op, HS_ERR_SHA256_MISMATCH);
     return;
   }
-  uint64_t first = 0, count = info.size;
-  const char *range = hs_header_get(&op->req.headers, "range");
-  enum hs_range_result rr =
-      range ? hs_range_parse(range, strlen(range), info.size, &first, &count)
-            : HS_RANGE_IGNORE;
-  if (rr == HS_RANGE_UNSATISFIABLE) {
-    hs_reader_close(r);
-    hs_op_error(op, HS_ERR_INVALID_RANGE);
+  struct hs_get g;
+  if (!hs_op_get_prepare(op, true, &g))
     return;
-  }
-  if (rr != HS_RANGE_OK) {
-    first = 0;
-    count = info.size;
-  }
-  if (t->len != count || count == 0) {
-    hs_reader_close(r);
-    mismatch(op, t->len, count);
+  if (t->len != g.count || g.count == 0) {
+    hs_reader_close(g.reader);
+    mismatch(op, t->len, g.count);
     return;
   }
   char reply[HS_RDMA_REPLY_MAX];
-  if (!answered(op, hs_rdma_get(op->srv->rdma, tok, r, first, count, reply),
+  if (!answered(op,
+                hs_rdma_get(op->srv->rdma, tok, g.reader, g.first, g.count,
+                            reply),
                 reply))
     return;
   hs_stat_add(&op->srv->stats->rdma_get, 1);
-  hs_op_object_headers(op, &info);
-  op->resp.status = rr == HS_RANGE_OK ? 206 : 200;
-  if (rr == HS_RANGE_OK)
-    hs_resp_headerf(&op->resp, "Content-Range", "bytes %llu-%llu/%llu",
-                    (unsigned long long)first,
-                    (unsigned long long)(first + count - 1),
-                    (unsigned long long)info.size);
+  hs_op_get_headers(op, &g);
   hs_resp_headerf(&op->resp, "x-amz-rdma-bytes-transferred", "%llu",
-                  (unsigned long long)count);
+                  (unsigned long long)g.count);
 }
 
 /* PUT and UploadPart: the token's length is the object's (or part's) size;
- * the request has no body. */
+ * the writer is chosen as over HTTP, and the payload that arrives is
+ * checked as an HTTP body is (x-amz-content-sha256, x-amz-checksum-*,
+ * Content-MD5) before the commit. */
 static void rdma_put(struct hs_op *op, const char *tok,
                      const struct ho_token *t)
 {
-  if (op->req.chunked || (op->req.has_length && op->req.content_length)) {
-    hs_op_error_msg(op, HS_ERR_INVALID_ARGUMENT,
-                    "A request with x-amz-rdma-token has no body.");
-    return;
-  }
   if (t->len == 0) {
     mismatch(op, 0, 0);
     return;
   }
-  if (t->len > op->srv->cfg->max_object_size) {
-    hs_op_error(op, HS_ERR_ENTITY_TOO_LARGE);
+  if (!hs_op_open_writer(op, t->len))
     return;
-  }
-  struct hs_writer *w = NULL;
-  enum hs_err err;
-  if (op->kind == HS_OP_UPLOAD_PART) {
-    err = hs_op_part_args(op);
-    if (!err)
-      err = hs_store_upload_part(op->srv->store, op->bucket, op->key,
-                                 op->upload_id, op->part_number, t->len, &w);
-  } else {
-    struct hs_obj_attrs attrs;
-    err = hs_op_attrs(op, &attrs);
-    if (!err)
-      err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, t->len,
-                         &w);
-  }
-  if (err) {
-    hs_op_error(op, err);
-    return;
-  }
-  if (op->has_content_md5)
-    hs_writer_require_md5(w);
+  struct hs_writer *w = op->writer;
+  op->writer = NULL;
+  struct hs_rdma_checks checks = {
+      .content_md5 = op->has_content_md5 ? op->content_md5 : NULL,
+      .sha256 = op->auth.payload == HS_PAYLOAD_SHA256 ? op->auth.expected
+                                                      : NULL,
+      .cksum = op->cksum.alg ? &op->cksum : NULL};
   char reply[HS_RDMA_REPLY_MAX];
-  if (answered(op,
-               hs_rdma_put(op->srv->rdma, tok, w, t->len,
-                           op->has_content_md5 ? op->content_md5 : NULL,
-                           reply),
+  if (answered(op, hs_rdma_put(op->srv->rdma, tok, w, t->len, &checks, reply),
                reply))
     hs_stat_add(&op->srv->stats->rdma_put, 1);
 }
@@ -167,6 +135,11 @@ bool hs_s3_rdma(struct hs_op *op)
   hs_stat_add(&st->rdma_requests, 1);
   op->rdma = true;
   struct ho_token t;
+  if (op->req.chunked || (op->req.has_length && op->req.content_length)) {
+    hs_op_error_msg(op, HS_ERR_INVALID_ARGUMENT,
+                    "A request with x-amz-rdma-token has no body.");
+    return true;
+  }
   if (hs_header_count(h, "x-amz-rdma-token") != 1 ||
       !ho_token_decode(tok, strlen(tok), &t)) {
     hs_stat_add(&st->rdma_bad_tokens, 1);

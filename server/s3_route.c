@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Which S3 operation a request is. Pure functions. */
 #include <string.h>
+#include <strings.h>
 
 #include "s3_internal.h"
 
@@ -175,4 +176,38 @@ const char *hs_s3_kind_name(enum hs_s3_kind k)
       [HS_OP_METHOD_NOT_ALLOWED] = "MethodNotAllowed",
   };
   return (unsigned)k < HS_OP__COUNT && names[k] ? names[k] : "-";
+}
+
+/* Headers that ask for what this server does not do. A value in `allowed`
+ * asks for what it does anyway. */
+static const struct {
+  const char *prefix;
+  const char *allowed[2];
+} unsupported[] = {
+    {"x-amz-server-side-encryption", {NULL}}, /* SSE-S3, SSE-KMS, SSE-C */
+    {"x-amz-copy-source-server-side-encryption", {NULL}},
+    {"x-amz-acl", {"private"}},
+    {"x-amz-grant-", {NULL}},
+    {"x-amz-tagging", {NULL}},
+    {"x-amz-object-lock-", {NULL}},
+    {"x-amz-bucket-object-lock-", {NULL}},
+    {"x-amz-website-redirect-location", {NULL}},
+    {"x-amz-storage-class", {"STANDARD", "REDUCED_REDUNDANCY"}},
+};
+
+const char *hs_s3_unsupported_header(const struct hs_headers *h)
+{
+  for (size_t i = 0; i < h->n; i++) {
+    const char *name = h->v[i].name, *value = h->v[i].value;
+    for (size_t k = 0; k < sizeof unsupported / sizeof unsupported[0]; k++) {
+      const char *p = unsupported[k].prefix;
+      if (strncasecmp(name, p, strlen(p)) != 0)
+        continue;
+      const char *const *ok = unsupported[k].allowed;
+      if (!(ok[0] && strcmp(value, ok[0]) == 0) &&
+          !(ok[1] && strcmp(value, ok[1]) == 0))
+        return name;
+    }
+  }
+  return NULL;
 }

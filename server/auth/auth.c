@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "auth.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define STREAMING_SIGNED "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"
 #define STREAMING_UNSIGNED "STREAMING-UNSIGNED-PAYLOAD-TRAILER"
@@ -60,6 +62,42 @@ static enum hs_err parse_credentials(struct hs_auth *a,
   return HS_ERR_ACCESS_DENIED;
 }
 
+bool hs_auth_must_sign(const char *name)
+{
+  return strcasecmp(name, "host") == 0 ||
+         strncasecmp(name, "x-amz-", 6) == 0 ||
+         strcasecmp(name, "content-md5") == 0 ||
+         strcasecmp(name, "range") == 0;
+}
+
+/* Every header present that must be signed is. A presigned URL is handed
+ * to clients that add Range (and Content-MD5) themselves, as AWS allows:
+ * there only x-amz-* must be. */
+static enum hs_err unsigned_headers(struct hs_auth *a,
+                                    const struct hs_headers *h)
+{
+  for (size_t i = 0; i < h->n; i++) {
+    char name[64];
+    size_t n = strlen(h->v[i].name);
+    if (!hs_auth_must_sign(h->v[i].name) ||
+        (a->sig.presigned && strncasecmp(h->v[i].name, "x-amz-", 6) != 0 &&
+         strcasecmp(h->v[i].name, "host") != 0))
+      continue;
+    for (size_t k = 0; k < n && k < sizeof name - 1; k++) {
+      char c = h->v[i].name[k];
+      name[k] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+    }
+    name[n < sizeof name - 1 ? n : sizeof name - 1] = '\0';
+    if (n >= sizeof name || !hs_sigv4_signs(&a->sig, name)) {
+      snprintf(a->detail, sizeof a->detail,
+               "There were headers present in the request which were not "
+               "signed: %.60s", name);
+      return HS_ERR_ACCESS_DENIED;
+    }
+  }
+  return HS_OK;
+}
+
 /* Scope, signed headers and time. */
 static enum hs_err check_request(struct hs_auth *a, const struct hs_config *cfg,
                                  const struct hs_sigv4_request *r, int64_t now)
@@ -71,11 +109,19 @@ static enum hs_err check_request(struct hs_auth *a, const struct hs_config *cfg,
   /* The scope's date must be the request's: nothing else can match. */
   if (memcmp(a->amz_date, a->sig.date, 8) != 0)
     return HS_ERR_SIGNATURE;
+  const char *region = cfg->region ? cfg->region : "us-east-1";
+  if (strcmp(a->sig.region, region) != 0) {
+    snprintf(a->detail, sizeof a->detail,
+             "The authorization header is malformed; the region '%.40s' is "
+             "wrong; expecting '%.40s'", a->sig.region, region);
+    return HS_ERR_AUTH_HEADER;
+  }
   if (!hs_sigv4_signs(&a->sig, "host") ||
-      (!a->sig.presigned && !hs_sigv4_signs(&a->sig, "x-amz-date")) ||
-      (hs_header_get(r->headers, "x-amz-rdma-token") &&
-       !hs_sigv4_signs(&a->sig, "x-amz-rdma-token")))
+      (!a->sig.presigned && !hs_sigv4_signs(&a->sig, "x-amz-date")))
     return HS_ERR_ACCESS_DENIED;
+  enum hs_err err = unsigned_headers(a, r->headers);
+  if (err)
+    return err;
   int64_t t;
   hs_sigv4_parse_time(a->amz_date, &t);
   int64_t skew = cfg->max_clock_skew_s;
@@ -159,6 +205,20 @@ enum hs_err hs_auth_chunk_end(struct hs_auth *a, const char *sig_hex)
     return HS_ERR_SIGNATURE;
   memcpy(a->prev, want, sizeof a->prev);
   return HS_OK;
+}
+
+enum hs_err hs_auth_no_body(struct hs_auth *a, const struct hs_config *cfg,
+                            const struct hs_sigv4_request *r, bool rdma)
+{
+  if (rdma && hs_auth_streaming(a))
+    return HS_ERR_INVALID_ARGUMENT;
+  if (a->payload != HS_PAYLOAD_DEFERRED)
+    return HS_OK;
+  hs_digest_free(a->sha);
+  a->sha = NULL;
+  a->payload = HS_PAYLOAD_UNSIGNED; /* settled: nothing more to check */
+  return hs_sigv4_verify(r, &a->sig, cfg->secret_key, a->amz_date,
+                         HS_EMPTY_SHA256);
 }
 
 enum hs_err hs_auth_end(struct hs_auth *a, const struct hs_config *cfg,

@@ -431,8 +431,6 @@ void hs_sigv4_chunk_signature(const uint8_t key[HS_SHA256_LEN],
                               const uint8_t chunk_hash[HS_SHA256_LEN],
                               uint8_t out[HS_SHA256_LEN])
 {
-  static const char empty_hash[] =
-      "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
   char prev_hex[2 * HS_SHA256_LEN + 1], chunk_hex[2 * HS_SHA256_LEN + 1];
   hs_hex(prev, HS_SHA256_LEN, prev_hex);
   hs_hex(chunk_hash, HS_SHA256_LEN, chunk_hex);
@@ -440,7 +438,7 @@ void hs_sigv4_chunk_signature(const uint8_t key[HS_SHA256_LEN],
   hs_buf_init(&sts, 0);
   hs_buf_printf(&sts, "AWS4-HMAC-SHA256-PAYLOAD\n%s\n", amz_date);
   scope(&sts, a);
-  hs_buf_printf(&sts, "\n%s\n%s\n%s", prev_hex, empty_hash, chunk_hex);
+  hs_buf_printf(&sts, "\n%s\n%s\n%s", prev_hex, HS_EMPTY_SHA256, chunk_hex);
   hs_hmac_sha256(key, HS_SHA256_LEN, hs_buf_cstr(&sts), sts.len, out);
   hs_buf_free(&sts);
 }

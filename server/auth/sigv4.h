@@ -20,6 +20,10 @@
 #define HS_SIGV4_KEY_MAX 128
 #define HS_SIGV4_SIGNED_MAX 1024
 #define HS_UNSIGNED_PAYLOAD "UNSIGNED-PAYLOAD"
+/* The SHA-256 of no bytes, in hex: the payload hash of a request without a
+ * body. */
+#define HS_EMPTY_SHA256                                                       \
+  "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
 struct hs_sigv4_auth {
   char access_key[HS_SIGV4_KEY_MAX + 1];

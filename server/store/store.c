@@ -38,6 +38,7 @@ struct upload {
   char *key;
   struct hs_obj_attrs attrs;
   int64_t initiated;
+  int64_t touched; /* creation or the last part: for expiry */
   struct part *parts; /* sorted by number */
   size_t n, cap;
   bool completing; /* invisible to part uploads and aborts meanwhile */
@@ -287,7 +288,7 @@ enum hs_err hs_store_open(const struct hs_store_config *cfg,
   struct hs_store_loader loader = {
       .ctx = st, .bucket = load_bucket, .object = load_object};
   ho_mutex_lock(&st->lock);
-  enum hs_err err = st->ops->open(cfg->data_dir, &loader, &st->impl);
+  enum hs_err err = st->ops->open(cfg, &loader, &st->impl);
   ho_mutex_unlock(&st->lock);
   if (err) {
     hs_store_close(st);
@@ -320,10 +321,10 @@ void hs_store_close(struct hs_store *st)
 
 const char *hs_store_kind(const struct hs_store *st) { return st->ops->name; }
 
-static void settle_bucket(struct hs_store *st, const char *name)
+static enum hs_err settle_bucket(struct hs_store *st, const char *name)
 {
   struct hs_blob_name n = {.kind = HS_BLOB_BUCKET, .bucket = name};
-  st->ops->settle(st->impl, &n);
+  return st->ops->settle(st->impl, &n);
 }
 
 enum hs_err hs_store_bucket_create(struct hs_store *st, const char *name)
@@ -346,7 +347,7 @@ enum hs_err hs_store_bucket_create(struct hs_store *st, const char *name)
   }
   ho_mutex_unlock(&st->lock);
   if (!err)
-    settle_bucket(st, name);
+    err = settle_bucket(st, name);
   return err;
 }
 
@@ -384,7 +385,7 @@ enum hs_err hs_store_bucket_delete(struct hs_store *st, const char *name)
 out:
   ho_mutex_unlock(&st->lock);
   if (!err)
-    settle_bucket(st, name);
+    err = settle_bucket(st, name);
   return err;
 }
 
@@ -575,6 +576,7 @@ static enum hs_err publish_part(struct hs_store *st, struct hs_writer *w,
   }
   u->parts[pos].number = w->part;
   u->parts[pos].e = e;
+  u->touched = now_s();
   return HS_OK;
 }
 
@@ -611,10 +613,11 @@ enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
     err = publish_part(st, w, &in);
   ho_mutex_unlock(&st->lock);
   if (!err) {
+    /* visible now; if not durable, the client must not be told it is */
     struct hs_blob_name name = {.kind = w->kind, .bucket = w->bucket,
                                 .key = w->key, .upload_id = w->id,
                                 .part = w->part};
-    st->ops->settle(st->impl, &name);
+    err = st->ops->settle(st->impl, &name);
   }
   /* the backend writer is gone either way */
   writer_free(w);
@@ -686,6 +689,7 @@ enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
                             const char *key)
 {
   enum hs_err err = HS_OK;
+  bool removed = false;
   ho_mutex_lock(&st->lock);
   struct bucket *b = bucket_find(st, bucket, NULL);
   size_t pos;
@@ -697,8 +701,14 @@ enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
             (b->n - pos - 1) * sizeof *b->objs);
     b->n--;
     entry_free(st, e, true);
+    removed = true;
   }
   ho_mutex_unlock(&st->lock);
+  if (removed) {
+    struct hs_blob_name name = {
+        .kind = HS_BLOB_OBJECT, .bucket = bucket, .key = key};
+    err = st->ops->settle(st->impl, &name);
+  }
   return err;
 }
 
@@ -803,7 +813,8 @@ enum hs_err hs_store_upload_create(struct hs_store *st, const char *bucket,
   memcpy(u->bucket, bucket, strnlen(bucket, HS_BUCKET_MAX));
   if (attrs)
     u->attrs = *attrs;
-  u->initiated = now_s();
+  u->initiated = u->touched = now_s();
+  hs_store_expire_uploads(st, u->initiated);
   ho_mutex_lock(&st->lock);
   if (!bucket_find(st, bucket, NULL))
     err = HS_ERR_NO_BUCKET;
@@ -840,6 +851,8 @@ enum hs_err hs_store_upload_part(struct hs_store *st, const char *bucket,
     err = HS_ERR_NO_BUCKET;
   else if (!u || u->completing)
     err = HS_ERR_NO_UPLOAD;
+  else
+    u->touched = now_s();
   ho_mutex_unlock(&st->lock);
   if (err)
     return err;
@@ -1004,7 +1017,7 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
   if (!err) {
     struct hs_blob_name name = {
         .kind = HS_BLOB_OBJECT, .bucket = bucket, .key = key};
-    st->ops->settle(st->impl, &name);
+    err = st->ops->settle(st->impl, &name);
   }
   if (!err && info)
     *info = in;
@@ -1029,6 +1042,24 @@ enum hs_err hs_store_upload_abort(struct hs_store *st, const char *bucket,
     upload_remove_at(st, pos);
   ho_mutex_unlock(&st->lock);
   return err;
+}
+
+size_t hs_store_expire_uploads(struct hs_store *st, int64_t now)
+{
+  int64_t ttl = st->cfg.upload_expiry_s;
+  size_t n = 0;
+  if (!ttl)
+    return 0;
+  ho_mutex_lock(&st->lock);
+  for (size_t i = st->nuploads; i-- > 0;) {
+    struct upload *u = st->uploads[i];
+    if (!u->completing && u->touched <= now - ttl) {
+      upload_remove_at(st, i);
+      n++;
+    }
+  }
+  ho_mutex_unlock(&st->lock);
+  return n;
 }
 
 static int upload_entry_cmp(const void *x, const void *y)

@@ -42,6 +42,13 @@ struct hs_store;
 struct hs_writer;
 struct hs_reader;
 
+/* The system calls through which the directory backend makes its bytes
+ * durable: the tests inject failures here. */
+struct hs_store_sys {
+  int (*fsync)(int fd);
+  int (*close)(int fd);
+};
+
 struct hs_store_config {
   const char *data_dir;   /* NULL: in memory */
   uint64_t max_object_size;
@@ -51,6 +58,15 @@ struct hs_store_config {
   /* ETags random (unique per write) instead of the content's MD5, so that
    * writes are not limited by MD5's speed; see hs_writer_require_md5. */
   bool random_etags;
+  /* The memory backend's total: the bytes of every object, part and write
+   * in progress. An announced size (size_hint) is reserved before anything
+   * is allocated; what does not fit is HS_ERR_STORE_FULL. 0: half the
+   * machine's physical memory. */
+  uint64_t max_memory;
+  /* Multipart uploads without a new part for this long are aborted (by
+   * hs_store_expire_uploads, which upload creation also runs). 0: never. */
+  unsigned upload_expiry_s;
+  const struct hs_store_sys *sys; /* NULL: fsync(2) and close(2) */
 };
 
 /* Opens the store; with a data_dir, loads what it holds (and removes
@@ -83,7 +99,8 @@ enum hs_err hs_store_bucket_list(struct hs_store *st,
 enum hs_err hs_store_put(struct hs_store *st, const char *bucket,
                          const char *key, const struct hs_obj_attrs *attrs,
                          uint64_t size_hint, struct hs_writer **out);
-/* Errors: HS_ERR_ENTITY_TOO_LARGE (past max_object_size), HS_ERR_IO. */
+/* Errors: HS_ERR_ENTITY_TOO_LARGE (past max_object_size), HS_ERR_IO,
+ * HS_ERR_STORE_FULL (past max_memory). */
 enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n);
 uint64_t hs_writer_size(const struct hs_writer *w);
 /* Computes the MD5 even with random_etags (to check a Content-MD5). Before
@@ -94,7 +111,9 @@ bool hs_writer_require_md5(struct hs_writer *w);
  * hs_writer_require_md5 must have been called, HS_ERR_INTERNAL otherwise).
  * info may be NULL.
  * Other errors: HS_ERR_NO_BUCKET or HS_ERR_NO_UPLOAD (gone meanwhile),
- * HS_ERR_IO. The writer is freed in every case. */
+ * HS_ERR_IO (nothing committed; or, when the directory's fsync after the
+ * rename fails, visible but not known durable). The writer is freed in
+ * every case. */
 enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
                              struct hs_obj_info *info);
 /* Accepts NULL. */
@@ -112,8 +131,9 @@ uint64_t hs_reader_size(const struct hs_reader *r);
 /* Accepts NULL. */
 void hs_reader_close(struct hs_reader *r);
 
-/* Removes the object; a missing key is not an error (S3 semantics).
- * Errors: HS_ERR_NO_BUCKET, HS_ERR_IO. */
+/* Removes the object, durably (the directory backend fsyncs the bucket's
+ * directory); a missing key is not an error (S3 semantics).
+ * Errors: HS_ERR_NO_BUCKET, HS_ERR_IO (removed, but not known durable). */
 enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
                             const char *key);
 
@@ -179,5 +199,10 @@ struct hs_store_usage {
   uint64_t buckets, objects, bytes, uploads;
 };
 void hs_store_usage(struct hs_store *st, struct hs_store_usage *out);
+
+/* Aborts the uploads whose last part (or creation) is upload_expiry_s or
+ * more before now, as AbortMultipartUpload would; uploads being completed
+ * are left alone. Returns how many. */
+size_t hs_store_expire_uploads(struct hs_store *st, int64_t now);
 
 #endif

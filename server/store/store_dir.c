@@ -33,6 +33,7 @@
 
 struct dir_store {
   char root[PATH_MAX];
+  struct hs_store_sys sys;
 };
 
 struct hs_blob {
@@ -142,13 +143,16 @@ static void object_file(char out[65 + 4], const char *key)
 
 /* ---- small file-system helpers ------------------------------------------ */
 
-static int fsync_dir(const char *dir)
+static int fsync_dir(const struct dir_store *ds, const char *dir)
 {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return -1;
-  int rc = fsync(fd);
-  close(fd);
+  int rc = ds->sys.fsync(fd);
+  if (ds->sys.close(fd) != 0)
+    rc = -1;
+  if (rc != 0)
+    warn_path(dir, "the directory could not be made durable (fsync)");
   return rc;
 }
 
@@ -265,12 +269,15 @@ static enum hs_err load_bucket(struct dir_store *ds, const char *name,
   return err;
 }
 
-static enum hs_err dir_open(const char *dir, const struct hs_store_loader *l,
-                            void **impl)
+static enum hs_err dir_open(const struct hs_store_config *cfg,
+                            const struct hs_store_loader *l, void **impl)
 {
+  const char *dir = cfg->data_dir;
+  static const struct hs_store_sys real = {.fsync = fsync, .close = close};
   struct dir_store *ds = calloc(1, sizeof *ds);
   if (!ds)
     return HS_ERR_NOMEM;
+  ds->sys = cfg->sys ? *cfg->sys : real;
   enum hs_err err = HS_ERR_IO;
   int n = snprintf(ds->root, sizeof ds->root, "%s", dir);
   if (n <= 0 || n >= (int)sizeof ds->root)
@@ -420,11 +427,12 @@ static enum hs_err dir_writer_finish(struct hs_blob_writer *w,
 {
   uint8_t h[HDR_SIZE];
   header_encode(h, w->key, info);
-  if (!write_all(w->fd, h, sizeof h, 0) || fsync(w->fd) != 0)
+  if (!write_all(w->fd, h, sizeof h, 0) || w->ds->sys.fsync(w->fd) != 0)
     return HS_ERR_IO;
-  close(w->fd);
+  /* close can report a write-back that failed (NFS, quotas) */
+  int rc = w->ds->sys.close(w->fd);
   w->fd = -1;
-  return HS_OK;
+  return rc == 0 ? HS_OK : HS_ERR_IO;
 }
 
 static void writer_free(struct hs_blob_writer *w)
@@ -463,7 +471,7 @@ static void dir_writer_abort(struct hs_blob_writer *w)
   writer_free(w);
 }
 
-static void dir_settle(void *impl, const struct hs_blob_name *name)
+static enum hs_err dir_settle(void *impl, const struct hs_blob_name *name)
 {
   struct dir_store *ds = impl;
   char path[PATH_MAX];
@@ -474,8 +482,7 @@ static void dir_settle(void *impl, const struct hs_blob_name *name)
   default:
     ok = snprintf(path, sizeof path, "%s", ds->root) < (int)sizeof path;
   }
-  if (ok)
-    fsync_dir(path);
+  return ok && fsync_dir(ds, path) == 0 ? HS_OK : HS_ERR_IO;
 }
 
 /* ---- readers, blobs ----------------------------------------------------- */

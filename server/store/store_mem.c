@@ -1,48 +1,89 @@
 /* SPDX-License-Identifier: MIT */
 /* The memory backend: a blob is a reference-counted byte array; readers
  * hold a reference, so a deleted or replaced object stays readable by
- * whoever opened it. Nothing survives the process. */
+ * whoever opened it. Nothing survives the process.
+ *
+ * Every byte allocated for a blob is charged to the store's total
+ * (max_memory) before it is allocated, and released when the blob is
+ * freed: an announced size that does not fit is refused at once. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store_ops.h"
 
 /* Where to start when the announced size cannot be reserved at once. */
 #define PREALLOC_MAX (64u << 20)
 
+struct mem_store {
+  atomic_uint_fast64_t used; /* bytes charged */
+  uint64_t max;
+};
+
 struct hs_blob {
   atomic_uint refs;
+  struct mem_store *m;
   uint8_t *data;
   uint64_t size;
+  uint64_t charged; /* bytes of data charged to m */
 };
 
 struct hs_blob_writer {
   struct hs_blob *b;
-  uint64_t cap;
 };
 
 struct hs_blob_reader {
   struct hs_blob *b;
 };
 
+/* Reserves n bytes of the total; false if they do not fit. */
+static bool charge(struct mem_store *m, uint64_t n)
+{
+  uint_fast64_t used = atomic_load(&m->used);
+  do {
+    if (n > m->max - used)
+      return false;
+  } while (!atomic_compare_exchange_weak(&m->used, &used, used + n));
+  return true;
+}
+
+static void uncharge(struct mem_store *m, uint64_t n)
+{
+  atomic_fetch_sub(&m->used, n);
+}
+
 static void blob_put(struct hs_blob *b)
 {
   if (b && atomic_fetch_sub(&b->refs, 1) == 1) {
+    uncharge(b->m, b->charged);
     free(b->data);
     free(b);
   }
 }
 
-static enum hs_err mem_open(const char *dir, const struct hs_store_loader *l,
-                            void **impl)
+/* Half the physical memory: the default total. */
+static uint64_t default_max(void)
 {
-  static int token;
-  *impl = &token; /* no state */
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || size <= 0)
+    return 1ull << 30;
+  return (uint64_t)pages * (uint64_t)size / 2;
+}
+
+static enum hs_err mem_open(const struct hs_store_config *cfg,
+                            const struct hs_store_loader *l, void **impl)
+{
+  struct mem_store *m = calloc(1, sizeof *m);
+  if (!m)
+    return HS_ERR_NOMEM;
+  atomic_init(&m->used, 0);
+  m->max = cfg->max_memory ? cfg->max_memory : default_max();
+  *impl = m;
   return HS_OK;
 }
 
-static void mem_close(void *impl) {}
+static void mem_close(void *impl) { free(impl); }
 
 static enum hs_err mem_bucket_create(void *impl, const char *bucket,
                                      int64_t *ctime)
@@ -62,32 +103,59 @@ static enum hs_err mem_upload_create(void *impl, const char *id)
 
 static void mem_upload_remove(void *impl, const char *id) {}
 
+/* Grows the blob's allocation to at least want bytes, charging the growth
+ * first. */
+static enum hs_err blob_reserve(struct hs_blob *b, uint64_t want)
+{
+  if (want <= b->charged)
+    return HS_OK;
+  if (want > SIZE_MAX)
+    return HS_ERR_NOMEM;
+  if (!charge(b->m, want - b->charged))
+    return HS_ERR_STORE_FULL;
+  uint8_t *d = realloc(b->data, (size_t)want);
+  if (!d) {
+    uncharge(b->m, want - b->charged);
+    return HS_ERR_NOMEM;
+  }
+  b->data = d;
+  b->charged = want;
+  return HS_OK;
+}
+
 static enum hs_err mem_writer_open(void *impl, const struct hs_blob_name *name,
                                    uint64_t size_hint,
                                    struct hs_blob_writer **out)
 {
+  struct mem_store *m = impl;
   struct hs_blob_writer *w = calloc(1, sizeof *w);
   struct hs_blob *b = calloc(1, sizeof *b);
+  enum hs_err err = HS_ERR_NOMEM;
   if (!w || !b)
     goto fail;
-  /* The whole announced size first (only the pages written are ever
-   * committed), so large uploads are not copied while they grow; a smaller
-   * start if that much address space is refused. */
-  uint64_t cap = size_hint;
-  if (cap && !(b->data = malloc((size_t)cap))) {
-    cap = size_hint < PREALLOC_MAX ? size_hint : PREALLOC_MAX;
-    if (!(b->data = malloc((size_t)cap)))
-      goto fail;
-  }
   atomic_init(&b->refs, 1);
+  b->m = m;
+  /* The announced size must fit in the total before anything is
+   * allocated. Then the whole of it at once (only the pages written are
+   * ever committed), so large uploads are not copied while they grow; a
+   * smaller start if that much address space is refused. */
+  if (size_hint > m->max - atomic_load(&m->used)) {
+    err = HS_ERR_STORE_FULL;
+    goto fail;
+  }
+  err = HS_OK;
+  if (size_hint && (err = blob_reserve(b, size_hint)) == HS_ERR_NOMEM)
+    err = blob_reserve(b, size_hint < PREALLOC_MAX ? size_hint
+                                                   : PREALLOC_MAX);
+  if (err)
+    goto fail;
   w->b = b;
-  w->cap = cap;
   *out = w;
   return HS_OK;
 fail:
   free(b);
   free(w);
-  return HS_ERR_NOMEM;
+  return err;
 }
 
 static enum hs_err mem_writer_write(struct hs_blob_writer *w, const void *p,
@@ -98,15 +166,15 @@ static enum hs_err mem_writer_write(struct hs_blob_writer *w, const void *p,
     return HS_OK;
   if (n > SIZE_MAX - b->size)
     return HS_ERR_NOMEM;
-  if (b->size + n > w->cap) {
-    uint64_t cap = w->cap ? w->cap : 4096;
+  if (b->size + n > b->charged) {
+    uint64_t cap = b->charged ? b->charged : 4096;
     while (cap < b->size + n)
       cap = cap > SIZE_MAX / 2 ? b->size + n : cap * 2;
-    uint8_t *d = realloc(b->data, (size_t)cap);
-    if (!d)
-      return HS_ERR_NOMEM;
-    b->data = d;
-    w->cap = cap;
+    enum hs_err err = blob_reserve(b, cap);
+    if (err == HS_ERR_STORE_FULL) /* doubling may not fit; the need may */
+      err = blob_reserve(b, b->size + n);
+    if (err)
+      return err;
   }
   memcpy(b->data + b->size, p, n);
   b->size += n;
@@ -122,7 +190,17 @@ static enum hs_err mem_writer_finish(struct hs_blob_writer *w,
 static enum hs_err mem_writer_publish(struct hs_blob_writer *w,
                                       struct hs_blob **out)
 {
-  *out = w->b;
+  struct hs_blob *b = w->b;
+  /* Give back what was reserved and not written. */
+  if (b->charged > b->size && b->size) {
+    uint8_t *d = realloc(b->data, (size_t)b->size);
+    if (d) {
+      b->data = d;
+      uncharge(b->m, b->charged - b->size);
+      b->charged = b->size;
+    }
+  }
+  *out = b;
   free(w);
   return HS_OK;
 }
@@ -135,7 +213,10 @@ static void mem_writer_abort(struct hs_blob_writer *w)
   free(w);
 }
 
-static void mem_settle(void *impl, const struct hs_blob_name *name) {}
+static enum hs_err mem_settle(void *impl, const struct hs_blob_name *name)
+{
+  return HS_OK;
+}
 
 static enum hs_err mem_reader_open(struct hs_blob *b,
                                    struct hs_blob_reader **out)

@@ -41,8 +41,9 @@ struct hs_store_loader {
 
 struct hs_store_ops {
   const char *name;
-  enum hs_err (*open)(const char *dir, const struct hs_store_loader *l,
-                      void **impl);
+  /* cfg->data_dir for the directory, cfg->max_memory for the memory. */
+  enum hs_err (*open)(const struct hs_store_config *cfg,
+                      const struct hs_store_loader *l, void **impl);
   void (*close)(void *impl);
   enum hs_err (*bucket_create)(void *impl, const char *bucket, int64_t *ctime);
   /* The bucket holds no objects; fails with HS_ERR_BUCKET_NOT_EMPTY if the
@@ -52,6 +53,7 @@ struct hs_store_ops {
   /* The upload's parts were all dropped. */
   void (*upload_remove)(void *impl, const char *id);
 
+  /* HS_ERR_STORE_FULL when size_hint does not fit (memory). */
   enum hs_err (*writer_open)(void *impl, const struct hs_blob_name *name,
                              uint64_t size_hint, struct hs_blob_writer **out);
   enum hs_err (*writer_write)(struct hs_blob_writer *w, const void *p,
@@ -65,10 +67,11 @@ struct hs_store_ops {
                                 struct hs_blob **out);
   /* Discards the writer and what it wrote. */
   void (*writer_abort)(struct hs_blob_writer *w);
-  /* Not locked, after a publish, bucket_create or bucket_remove under this
-   * name: makes it durable (the directory backend fsyncs the directory),
-   * so that the lock is never held across that wait. */
-  void (*settle)(void *impl, const struct hs_blob_name *name);
+  /* Not locked, after a publish, a blob_unlink, bucket_create or
+   * bucket_remove under this name: makes it durable (the directory backend
+   * fsyncs the directory), so that the lock is never held across that
+   * wait. HS_ERR_IO if it could not. */
+  enum hs_err (*settle)(void *impl, const struct hs_blob_name *name);
 
   /* Locked. A reader of the blob's bytes as they are now. */
   enum hs_err (*reader_open)(struct hs_blob *b, struct hs_blob_reader **out);

@@ -115,12 +115,14 @@ struct app {
   char target[256];
   char range[64];
   const char *content_md5;
+  struct hs_kv extra[4]; /* more request headers, up to the first NULL */
   bool drop_reply;   /* the client goes away after the reply */
   bool bad_cookie;   /* the reply's cookie is changed before the library */
   unsigned status;
   char reply[HO_ENGINE_REPLY_MAX + 8];
   bool has_reply;
   uint64_t bytes_header;
+  char content_range[64];
 };
 
 static const char *header_of(const struct hs_response *r, const char *name)
@@ -161,9 +163,11 @@ static int send_request(void *ctx, const char *token, size_t len)
   assert_int_equal(len, HO_TOKEN_HEX);
   memcpy(tok, token, len);
   tok[len] = '\0';
-  struct hs_kv h[4] = {{.name = "x-amz-rdma-token", .value = tok},
+  struct hs_kv h[8] = {{.name = "x-amz-rdma-token", .value = tok},
                        {.name = "Content-Length", .value = "0"}};
   size_t nh = 2;
+  for (size_t i = 0; i < 4 && a->extra[i].name; i++)
+    h[nh++] = a->extra[i];
   if (a->range[0])
     h[nh++] = (struct hs_kv){"Range", a->range};
   if (a->content_md5)
@@ -177,6 +181,8 @@ static int send_request(void *ctx, const char *token, size_t len)
     snprintf(a->reply, sizeof a->reply, "%s", rep);
   const char *bt = header_of(r, "x-amz-rdma-bytes-transferred");
   a->bytes_header = bt ? strtoull(bt, NULL, 10) : 0;
+  const char *cr = header_of(r, "Content-Range");
+  snprintf(a->content_range, sizeof a->content_range, "%s", cr ? cr : "");
   if (r->status / 100 == 2)
     assert_int_equal(r->body.len, 0); /* the payload is not in the body */
   hs_op_free(op);
@@ -579,6 +585,163 @@ static void busy(void **state)
   teardown(state);
 }
 
+/* Authentication comes before the engine: a request with a forged
+ * signature and no x-amz-content-sha256 (whose signature would otherwise
+ * be checked only at the end of a body that never comes) gets 403, and no
+ * transfer starts, GET or PUT. */
+static void forged_signature(void **state)
+{
+  struct fixture *f = *state;
+  http_put(f, "obj", "abcdefgh", 8);
+  f->cfg.access_key = "AKIDEXAMPLE";
+  f->cfg.secret_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+  f->cfg.max_clock_skew_s = 0;
+  struct fake_dev_stats before, after;
+  fake_device_stats(WORLD_SERVER_NIC, &before);
+  for (int put = 0; put < 2; put++) {
+    struct app a;
+    app_init(&a, f, put ? "PUT" : "GET", "obj");
+    a.extra[0] = (struct hs_kv){"Host", "localhost"};
+    a.extra[1] = (struct hs_kv){"x-amz-date", "20260101T000000Z"};
+    a.extra[2] = (struct hs_kv){
+        "Authorization",
+        "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/s3/"
+        "aws4_request, SignedHeaders=host;x-amz-date;x-amz-rdma-token, "
+        "Signature=0000000000000000000000000000000000000000000000000000000000"
+        "000000"};
+    memset(f->buf, 0xee, 8);
+    hipObjError_t e = put ? hipObjPut(NULL, f->buf, 8, 0, &app_ops, &a)
+                          : hipObjGet(NULL, f->buf, 8, 0, &app_ops, &a);
+    assert_int_equal(e.opError, hipObjS3Error);
+    assert_int_equal(a.status, 403);
+    assert_false(a.has_reply);
+    assert_int_equal(f->buf[0], 0xee);
+  }
+  assert_int_equal(f->stats.rdma_get + f->stats.rdma_put, 0);
+  fake_device_stats(WORLD_SERVER_NIC, &after);
+  assert_int_equal(after.bytes_read, before.bytes_read);
+  assert_int_equal(after.bytes_written, before.bytes_written);
+  assert_int_equal(f->stats.auth_failures, 2);
+  f->cfg.access_key = NULL;
+  size_t n;
+  uint8_t *b = stored(f, "obj", &n);
+  assert_int_equal(n, 8);
+  assert_memory_equal(b, "abcdefgh", 8);
+  free(b);
+}
+
+/* A PUT's declared x-amz-content-sha256, x-amz-checksum-* and Content-MD5
+ * are checked against the bytes that arrived by RDMA before the commit: a
+ * mismatch fails the transfer and stores nothing. */
+static void put_payload_checks(void **state)
+{
+  struct fixture *f = *state;
+  fill(f->buf, 3000, 77);
+  uint8_t sha[HS_SHA256_LEN], md5[HS_MD5_LEN];
+  char sha_hex[2 * HS_SHA256_LEN + 1], md5_b64[32], crc_b64[16];
+  hs_sha256(f->buf, 3000, sha);
+  hs_hex(sha, sizeof sha, sha_hex);
+  hs_md5(f->buf, 3000, md5);
+  hs_base64_encode(md5, sizeof md5, md5_b64);
+  uint32_t crc = hs_crc32(0, f->buf, 3000);
+  uint8_t crc_be[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16),
+                       (uint8_t)(crc >> 8), (uint8_t)crc};
+  hs_base64_encode(crc_be, 4, crc_b64);
+  const char *zero_sha = "00000000000000000000000000000000"
+                         "00000000000000000000000000000000";
+  const struct {
+    const char *name, *value;
+    bool ok;
+  } cases[] = {
+      {"x-amz-content-sha256", zero_sha, false},
+      {"x-amz-content-sha256", sha_hex, true},
+      {"x-amz-checksum-crc32", "AAAAAA==", false},
+      {"x-amz-checksum-crc32", crc_b64, true},
+      {"Content-MD5", "AAAAAAAAAAAAAAAAAAAAAA==", false},
+      {"Content-MD5", md5_b64, true},
+  };
+  uint64_t failures = 0, completed = 0;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char key[32];
+    snprintf(key, sizeof key, "check-%zu", i);
+    struct app a;
+    app_init(&a, f, "PUT", key);
+    a.extra[0] = (struct hs_kv){cases[i].name, cases[i].value};
+    hipObjError_t e = hipObjPut(NULL, f->buf, 3000, 0, &app_ops, &a);
+    assert_int_equal(a.status, 200);
+    size_t n;
+    uint8_t *b;
+    if (cases[i].ok) {
+      assert_int_equal(e.opError, hipObjSuccess);
+      wait_counter(&f->stats.rdma_completed, ++completed);
+      b = stored(f, key, &n);
+      assert_non_null(b);
+      assert_int_equal(n, 3000);
+      assert_memory_equal(b, f->buf, 3000);
+      free(b);
+    } else {
+      /* the final message says store error: the client fails */
+      assert_int_equal(e.opError, hipObjRdmaError);
+      wait_counter(&f->stats.rdma_failures, ++failures);
+      assert_null(stored(f, key, &n));
+    }
+  }
+  assert_int_equal(f->stats.rdma_failures, failures);
+}
+
+/* A GET's conditions, range and payload hash are decided before any RDMA:
+ * 412, 304, 416 (with Content-Range: bytes * /N) and 400 move nothing. */
+static void get_conditions(void **state)
+{
+  struct fixture *f = *state;
+  http_put(f, "obj", "abcdefgh", 8);
+  struct hs_obj_info info;
+  assert_int_equal(hs_store_get(f->srv.store, "bkt", "obj", &info, NULL),
+                   HS_OK);
+  char etag[HS_ETAG_MAX + 2];
+  snprintf(etag, sizeof etag, "\"%s\"", info.etag);
+  const struct {
+    const char *name, *value;
+    unsigned status;
+  } cases[] = {
+      {"If-Match", "\"0123\"", 412},
+      {"If-Unmodified-Since", "Sat, 01 Jan 2000 00:00:00 GMT", 412},
+      {"If-None-Match", etag, 304},
+      {"If-Modified-Since", "Fri, 01 Jan 2100 00:00:00 GMT", 304},
+      {"Range", "bytes=8-", 416},
+      /* the request's body is empty: only the empty body's SHA-256 fits */
+      {"x-amz-content-sha256", "2d711642b726b04401627ca9fbac32f5c8530fb1903c"
+                               "c4db02258717921a4881", 400},
+  };
+  struct fake_dev_stats before, after;
+  fake_device_stats(WORLD_SERVER_NIC, &before);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct app a;
+    app_init(&a, f, "GET", "obj");
+    a.extra[0] = (struct hs_kv){cases[i].name, cases[i].value};
+    memset(f->buf, 0xee, 8);
+    assert_int_equal(hipObjGet(NULL, f->buf, 8, 0, &app_ops, &a).opError,
+                     hipObjS3Error);
+    assert_int_equal(a.status, cases[i].status);
+    assert_false(a.has_reply);
+    assert_int_equal(f->buf[0], 0xee);
+    if (cases[i].status == 416)
+      assert_string_equal(a.content_range, "bytes */8");
+  }
+  assert_int_equal(f->stats.rdma_get, 0);
+  fake_device_stats(WORLD_SERVER_NIC, &after);
+  assert_int_equal(after.bytes_written, before.bytes_written);
+  /* conditions that hold: the object moves */
+  struct app a;
+  app_init(&a, f, "GET", "obj");
+  a.extra[0] = (struct hs_kv){"If-Match", etag};
+  a.extra[1] = (struct hs_kv){"If-Modified-Since",
+                              "Sat, 01 Jan 2000 00:00:00 GMT"};
+  assert_int_equal(hipObjGet(NULL, f->buf, 8, 0, &app_ops, &a).opError,
+                   hipObjSuccess);
+  assert_memory_equal(f->buf, "abcdefgh", 8);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -590,6 +753,9 @@ int main(void)
       cmocka_unit_test_setup_teardown(wrong_cookie, setup, teardown),
       cmocka_unit_test_setup_teardown(declines, setup, teardown),
       cmocka_unit_test(busy),
+      cmocka_unit_test_setup_teardown(forged_signature, setup, teardown),
+      cmocka_unit_test_setup_teardown(put_payload_checks, setup, teardown),
+      cmocka_unit_test_setup_teardown(get_conditions, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -505,6 +505,152 @@ static void streaming_signed(void **state)
   assert_true(e->stats.auth_failures >= 2);
 }
 
+/* AWS's "GET Bucket (List Objects)" example, signed over host,
+ * x-amz-content-sha256 and x-amz-date, with one more header. */
+static struct call list_example(const char *name, const char *value)
+{
+  struct call c = {
+      .method = "GET",
+      .target = "/?max-keys=2&prefix=J",
+      .h = {{"Host", "examplebucket.s3.amazonaws.com"},
+            {"x-amz-date", "20130524T000000Z"},
+            {"x-amz-content-sha256", "e3b0c44298fc1c149afbf4c8996fb92427ae41"
+                                     "e4649b934ca495991b7852b855"},
+            {"Authorization",
+             "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/"
+             "us-east-1/s3/aws4_request,SignedHeaders=host;"
+             "x-amz-content-sha256;x-amz-date,Signature=34b48302e7b5fa45bde808"
+             "4f4b7868a86f0a534bc59db6670ed5711ef69dc6f7"},
+            {name, value}}};
+  return c;
+}
+
+/* Headers that change what a request does must be signed when present
+ * (every x-amz-*, Content-MD5, Range), or a replay within the clock-skew
+ * window could change them; the credential's region must be the
+ * server's. */
+static void signed_headers(void **state)
+{
+  struct env *e = *state;
+  struct call c = list_example("Accept", "*/*"); /* need not be signed */
+  expect(e, &c, 200, NULL);
+  static const char *const must[][2] = {
+      {"x-amz-meta-a", "1"},
+      {"x-amz-copy-source", "/b/k"},
+      {"x-amz-metadata-directive", "REPLACE"},
+      {"x-amz-checksum-crc32", "AAAAAA=="},
+      {"X-Amz-Rdma-Token", "00"},
+      {"Content-MD5", "AAAAAAAAAAAAAAAAAAAAAA=="},
+      {"Range", "bytes=0-1"},
+  };
+  for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
+    c = list_example(must[i][0], must[i][1]);
+    expect(e, &c, 403, "AccessDenied");
+  }
+  /* the message names the header */
+  c = list_example("x-amz-meta-a", "1");
+  struct hs_op *op = run(e, &c);
+  status_of(op, NULL);
+  assert_non_null(strstr(hs_buf_cstr(&hs_op_response(op)->body),
+                         "x-amz-meta-a"));
+  hs_op_free(op);
+  /* another region's credential */
+  e->cfg.region = "eu-west-1";
+  c = list_example("Accept", "*/*");
+  expect(e, &c, 400, "AuthorizationHeaderMalformed");
+  e->cfg.region = "us-east-1";
+  expect(e, &c, 200, NULL);
+}
+
+/* A client that asks for something the server does not do (encryption,
+ * ACLs, tagging, object lock, another storage class) gets 501, and nothing
+ * is stored, rather than its request carried out without it. */
+static void unsupported_features(void **state)
+{
+  struct env *e = *state;
+  expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
+  static const char *const refused[][2] = {
+      {"x-amz-server-side-encryption-customer-algorithm", "AES256"},
+      {"x-amz-server-side-encryption-customer-key", "a2V5"},
+      {"x-amz-server-side-encryption-customer-key-MD5", "bWQ1"},
+      {"x-amz-server-side-encryption", "aws:kms"},
+      {"x-amz-acl", "public-read"},
+      {"x-amz-grant-read", "id=someone"},
+      {"x-amz-tagging", "a=b"},
+      {"x-amz-object-lock-mode", "COMPLIANCE"},
+      {"x-amz-object-lock-retain-until-date", "2100-01-01T00:00:00Z"},
+      {"x-amz-object-lock-legal-hold", "ON"},
+      {"x-amz-storage-class", "GLACIER"},
+      {"x-amz-website-redirect-location", "/x"},
+  };
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    expect(e,
+           &(struct call){.method = "PUT",
+                          .target = "/bkt/k",
+                          .h = {{refused[i][0], refused[i][1]}},
+                          .body = "data",
+                          .blen = 4},
+           501, "NotImplemented");
+    expect(e, &(struct call){.method = "GET", .target = "/bkt/k"}, 404,
+           "NoSuchKey");
+  }
+  /* on other operations too: a multipart upload, a bucket */
+  expect(e,
+         &(struct call){.method = "POST",
+                        .target = "/bkt/k?uploads",
+                        .h = {{"x-amz-tagging", "a=b"}}},
+         501, "NotImplemented");
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/locked",
+                        .h = {{"x-amz-bucket-object-lock-enabled", "true"}}},
+         501, "NotImplemented");
+  /* what the server does anyway is accepted */
+  static const char *const accepted[][2] = {
+      {"x-amz-acl", "private"},
+      {"x-amz-storage-class", "STANDARD"},
+      {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
+  };
+  for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
+    expect(e,
+           &(struct call){.method = "PUT",
+                          .target = "/bkt/k",
+                          .h = {{accepted[i][0], accepted[i][1]}},
+                          .body = "data",
+                          .blen = 4},
+           200, NULL);
+}
+
+/* A PUT whose announced size does not fit in the memory store's total is
+ * refused before its body: 503 SlowDown. */
+static void memory_full(void **state)
+{
+  struct env *e = *state;
+  hs_store_close(e->srv.store);
+  struct hs_store_config sc = {.max_object_size = e->cfg.max_object_size,
+                               .max_buckets = 8,
+                               .max_uploads = 4,
+                               .max_memory = 1000};
+  assert_int_equal(hs_store_open(&sc, &e->srv.store), HS_OK);
+  expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
+  static char body[2000];
+  struct hs_op *op = run(e, &(struct call){.method = "PUT",
+                                           .target = "/bkt/k",
+                                           .body = body,
+                                           .blen = 2000});
+  const char *code;
+  assert_int_equal(status_of(op, &code), 503);
+  assert_string_equal(code, "SlowDown");
+  assert_int_equal(hs_op_body_bytes(op), 0); /* before the body */
+  hs_op_free(op);
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/bkt/k",
+                        .body = body,
+                        .blen = 900},
+         200, NULL);
+}
+
 static void rdma_tokens(void **state)
 {
   struct env *e = *state;
@@ -693,6 +839,9 @@ int main(void)
       cmocka_unit_test_setup_teardown(objects_and_errors, setup, teardown),
       cmocka_unit_test_setup_teardown(bodies, setup, teardown),
       cmocka_unit_test_setup_teardown(streaming_signed, setup_auth, teardown),
+      cmocka_unit_test_setup_teardown(signed_headers, setup_auth, teardown),
+      cmocka_unit_test_setup_teardown(unsupported_features, setup, teardown),
+      cmocka_unit_test_setup_teardown(memory_full, setup, teardown),
       cmocka_unit_test_setup_teardown(rdma_tokens, setup, teardown),
       cmocka_unit_test_setup_teardown(list_xml, setup, teardown),
       cmocka_unit_test(lister_rules),

@@ -3,6 +3,8 @@
  * snapshots seen by open readers, listing order, multipart rules, limits,
  * crash leftovers and reload, and concurrent writers and readers. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -38,6 +41,7 @@ static int setup_common(void **state, bool on_disk)
   f->cfg.min_part_size = 100;
   f->cfg.max_buckets = 8;
   f->cfg.max_uploads = 4;
+  f->cfg.upload_expiry_s = 100;
   if (hs_store_open(&f->cfg, &f->st))
     return -1;
   *state = f;
@@ -558,6 +562,156 @@ static void random_etags(void **state)
   expect_bytes(st, "b", "m", "same", 4);
 }
 
+/* The memory backend's total cap: an announced size is refused before
+ * anything is allocated, growth past it fails, and what is freed (a
+ * delete, an abort, a replaced object) is available again. */
+static void memory_cap(void **state)
+{
+  struct hs_store_config cfg = {.max_object_size = 1u << 20,
+                                .max_buckets = 8,
+                                .max_uploads = 4,
+                                .max_memory = 10000};
+  struct hs_store *st;
+  assert_int_equal(hs_store_open(&cfg, &st), HS_OK);
+  assert_int_equal(hs_store_bucket_create(st, "b"), HS_OK);
+  static char data[20000];
+  struct hs_writer *w;
+  assert_int_equal(hs_store_put(st, "b", "big", NULL, 20000, &w),
+                   HS_ERR_STORE_FULL);
+  assert_int_equal(put(st, "b", "a", data, 6000, NULL), HS_OK);
+  assert_int_equal(hs_store_put(st, "b", "c", NULL, 6000, &w),
+                   HS_ERR_STORE_FULL);
+  /* no size announced: the growth is refused */
+  assert_int_equal(hs_store_put(st, "b", "c", NULL, 0, &w), HS_OK);
+  enum hs_err err = HS_OK;
+  for (int i = 0; i < 20 && !err; i++)
+    err = hs_writer_write(w, data, 500);
+  assert_int_equal(err, HS_ERR_STORE_FULL);
+  hs_writer_abort(w);
+  /* replacing an object frees the old bytes once the new ones are in */
+  assert_int_equal(put(st, "b", "a", data, 4000, NULL), HS_OK);
+  assert_int_equal(put(st, "b", "c", data, 6000, NULL), HS_OK);
+  assert_int_equal(hs_store_delete(st, "b", "a"), HS_OK);
+  assert_int_equal(put(st, "b", "d", data, 4000, NULL), HS_OK);
+  expect_bytes(st, "b", "c", data, 6000);
+  /* parts count too */
+  char id[HS_UPLOAD_ID_LEN + 1];
+  assert_int_equal(hs_store_upload_create(st, "b", "m", NULL, id), HS_OK);
+  assert_int_equal(hs_store_upload_part(st, "b", "m", id, 1, 2000, &w),
+                   HS_ERR_STORE_FULL);
+  hs_store_close(st);
+}
+
+/* Multipart uploads left without activity for upload_expiry_s are aborted:
+ * their parts are freed and their ids refused; active ones stay. */
+static void upload_expiry(void **state)
+{
+  struct fixture *f = *state;
+  struct hs_store *st = f->st;
+  hs_store_bucket_create(st, "b");
+  char old[HS_UPLOAD_ID_LEN + 1], fresh[HS_UPLOAD_ID_LEN + 1];
+  assert_int_equal(hs_store_upload_create(st, "b", "k", NULL, old), HS_OK);
+  struct hs_writer *w;
+  assert_int_equal(hs_store_upload_part(st, "b", "k", old, 1, 5, &w), HS_OK);
+  hs_writer_write(w, "hello", 5);
+  assert_int_equal(hs_writer_commit(w, NULL, NULL), HS_OK);
+  int64_t now = (int64_t)time(NULL);
+  /* nothing is old enough yet */
+  assert_int_equal(hs_store_expire_uploads(st, now + 50), 0);
+  assert_int_equal(hs_store_expire_uploads(st, now + 101), 1);
+  assert_int_equal(hs_store_upload_part(st, "b", "k", old, 2, 5, &w),
+                   HS_ERR_NO_UPLOAD);
+  struct hs_store_usage u;
+  hs_store_usage(st, &u);
+  assert_int_equal(u.uploads, 0);
+  /* one without parts expires the same way */
+  assert_int_equal(hs_store_upload_create(st, "b", "k", NULL, fresh), HS_OK);
+  assert_int_equal(hs_store_expire_uploads(st, now + 99), 0);
+  assert_int_equal(hs_store_expire_uploads(st, now + 101), 1);
+  if (f->dir[0]) {
+    char p[512];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/.uploads/%s", f->dir, old);
+    assert_int_not_equal(stat(p, &sb), 0); /* its parts are gone */
+  }
+}
+
+/* The directory backend's system calls, with failures injected. */
+static struct {
+  bool fail_dir_fsync;  /* fsync of a directory fails */
+  bool fail_file_close; /* close of a regular file being written fails */
+  unsigned dir_fsyncs;
+} sys;
+
+static bool is_dir(int fd)
+{
+  struct stat sb;
+  return fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int sys_fsync(int fd)
+{
+  if (is_dir(fd)) {
+    sys.dir_fsyncs++;
+    if (sys.fail_dir_fsync) {
+      errno = EIO;
+      return -1;
+    }
+  }
+  return fsync(fd);
+}
+
+static int sys_close(int fd)
+{
+  struct stat sb;
+  bool file = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+              (fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDONLY;
+  int rc = close(fd);
+  if (file && sys.fail_file_close) {
+    errno = EIO; /* as NFS reports a failed write-back */
+    return -1;
+  }
+  return rc;
+}
+
+static const struct hs_store_sys failing_sys = {.fsync = sys_fsync,
+                                                .close = sys_close};
+
+/* The directory store reports what it cannot make durable: a directory
+ * fsync that fails, a close that fails; and a DELETE is made durable by a
+ * directory fsync too. */
+static void durability(void **state)
+{
+  struct fixture *f = *state;
+  hs_store_close(f->st);
+  f->cfg.sys = &failing_sys;
+  assert_int_equal(hs_store_open(&f->cfg, &f->st), HS_OK);
+  struct hs_store *st = f->st;
+  memset(&sys, 0, sizeof sys);
+  assert_int_equal(hs_store_bucket_create(st, "b"), HS_OK);
+  assert_int_equal(put(st, "b", "k", "hello", 5, NULL), HS_OK);
+  /* a DELETE fsyncs the bucket's directory */
+  unsigned before = sys.dir_fsyncs;
+  assert_int_equal(hs_store_delete(st, "b", "k"), HS_OK);
+  assert_true(sys.dir_fsyncs > before);
+  /* the directory fsync after a rename fails: the PUT fails */
+  sys.fail_dir_fsync = true;
+  assert_int_equal(put(st, "b", "k2", "hello", 5, NULL), HS_ERR_IO);
+  assert_int_equal(put(st, "b", "k2", "hello", 5, NULL), HS_ERR_IO);
+  sys.fail_dir_fsync = false;
+  assert_int_equal(put(st, "b", "k3", "hello", 5, NULL), HS_OK);
+  sys.fail_dir_fsync = true;
+  assert_int_equal(hs_store_delete(st, "b", "k3"), HS_ERR_IO);
+  sys.fail_dir_fsync = false;
+  /* closing the written file fails: nothing is committed */
+  sys.fail_file_close = true;
+  assert_int_equal(put(st, "b", "k4", "hello", 5, NULL), HS_ERR_IO);
+  sys.fail_file_close = false;
+  struct hs_obj_info info;
+  assert_int_equal(hs_store_get(st, "b", "k4", &info, NULL), HS_ERR_NO_KEY);
+  assert_int_equal(count_tmp(f->dir), 0);
+}
+
 #define BOTH(fn)                                                            \
   cmocka_unit_test_setup_teardown(fn, setup_mem, teardown),                 \
       cmocka_unit_test_setup_teardown(fn, setup_dir, teardown)
@@ -567,7 +721,10 @@ int main(void)
   const struct CMUnitTest tests[] = {
       BOTH(buckets),   BOTH(objects),     BOTH(listing),
       BOTH(multipart), BOTH(concurrency), BOTH(random_etags),
+      BOTH(upload_expiry),
       cmocka_unit_test_setup_teardown(reload, setup_dir, teardown),
+      cmocka_unit_test(memory_cap),
+      cmocka_unit_test_setup_teardown(durability, setup_dir, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

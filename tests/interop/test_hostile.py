@@ -7,7 +7,8 @@ Covers oversized request lines and headers, malformed request lines,
 absurd and contradictory Content-Length, truncated bodies (no object, no
 temporary file left), malformed ranges, malformed and duplicate RDMA tokens,
 bad percent-encoding, malformed and oversized XML, aws-chunked bodies
-(good and broken), idle connections, and hundreds of connections at once.
+(good and broken), idle connections, hundreds of connections at once, the
+per-address connection limit, and a token request with a forged signature.
 
 Usage: test_hostile.py PATH-TO-hipobj-test-server"""
 
@@ -359,7 +360,7 @@ def connections(c, srv):
         c.eq(st, 200, "keep-alive request %d" % i)
         c.ok(h.get("connection", "").lower() != "close", "kept alive")
     k.close()
-    # hundreds at once
+    # hundreds at once (the per-address limit is off for this server)
     n = 300
     results = [None] * n
 
@@ -388,11 +389,63 @@ def connections(c, srv):
     slow.close()
 
 
+def forged_signature(c, binary):
+    """A token request with a forged signature and no x-amz-content-sha256
+    is refused (403) before the RDMA path sees it: without a device, a
+    request that got that far would be declined (501) instead."""
+    with Server(binary, "--access-key", "AK", "--secret-key", "SK",
+                "--max-clock-skew", "0") as srv:
+        auth = ("Authorization: AWS4-HMAC-SHA256 Credential=AK/20260101/"
+                "us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-date;"
+                "x-amz-rdma-token, Signature=" + "0" * 64)
+        for method in ("GET", "PUT"):
+            st, _, h, body = request(srv, req(method, "/hostile/r", [
+                "x-amz-date: 20260101T000000Z", "x-amz-rdma-token: " + TOKEN,
+                auth, "Content-Length: 0"], length=False))
+            c.eq((st, code_of(body)), (403, "SignatureDoesNotMatch"),
+                 "forged signature on a token %s" % method)
+            c.ok("x-amz-rdma-reply" not in h, "no reply header on a 403")
+        s = srv.stats()
+        c.eq((s["rdma"]["get"], s["rdma"]["put"], s["rdma"]["declined"]),
+             (0, 0, 0), "the RDMA path saw nothing")
+        c.eq(s["auth_failures"], 2, "two authentication failures")
+
+
+def per_address(c, binary):
+    """--max-connections-per-ip: one client cannot take every connection
+    thread; the others are refused at once, and served again once it lets
+    go."""
+    with Server(binary, "--max-connections-per-ip", "4") as srv:
+        held = [Conn(srv) for _ in range(4)]
+        for h in held:  # each is being served
+            h.send(req("GET", "/_hipobj/health"))
+            c.eq(h.response()[0], 200, "a connection within the limit")
+        extra = Conn(srv)
+        try:
+            extra.send(req("GET", "/_hipobj/health"))
+            refused = extra.closed(wait=5.0)
+        except OSError:
+            refused = True
+        c.ok(refused, "a connection over the per-address limit is refused")
+        extra.close()
+        for h in held:
+            h.close()
+        for _ in range(50):
+            try:
+                if request(srv, req("GET", "/_hipobj/health"))[0] == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        alive(c, srv, "the per-address limit")
+
+
 def run(binary, c):
     d = tempfile.mkdtemp(prefix="hipobj-hostile-")
     try:
         with Server(binary, "--data-dir", d, "--idle-timeout", "2",
-                    "--max-header-size", "16K") as srv:
+                    "--max-header-size", "16K",
+                    "--max-connections-per-ip", "0") as srv:
             limits(c, srv)
             lengths(c, srv, d)
             ranges(c, srv)
@@ -403,6 +456,8 @@ def run(binary, c):
             checksums(c, srv)
             connections(c, srv)
             alive(c, srv, "everything")
+        forged_signature(c, binary)
+        per_address(c, binary)
     finally:
         shutil.rmtree(d)
 
