@@ -57,6 +57,7 @@ struct worker {
   uint64_t size, cookie;
   struct ho_engine_io io;
   struct ho_msg ready;
+  bool finished; /* io.finish was called */
   pthread_t thread;
 };
 
@@ -474,47 +475,6 @@ static void note_reads_in_flight(struct worker *w, unsigned n)
   ho_mutex_unlock(&w->e->mu);
 }
 
-/* Move the payload with up to `depth` work requests in flight. Chunks
- * complete in order on an RC QP, so they are recycled round-robin. */
-static int move_payload(struct worker *w, uint64_t *moved)
-{
-  const size_t chunk = w->e->cfg.chunk_size;
-  const unsigned depth = w->e->cfg.depth;
-  struct chunk_state cs;
-  uint64_t next = 0;
-  unsigned inflight = 0, head = 0, max_inflight = 0;
-  *moved = 0;
-  while (*moved < w->size) {
-    while (inflight < depth && next < w->size) {
-      unsigned idx = (head + inflight) % depth;
-      size_t n = w->size - next < chunk ? (size_t)(w->size - next) : chunk;
-      hipObjOpError_t err = post_chunk(w, idx, next, n);
-      if (err != hipObjSuccess)
-        return err == hipObjInternalError ? HO_FINAL_STORE_ERROR : HO_FINAL_RDMA_ERROR;
-      cs.off[idx] = next;
-      cs.len[idx] = n;
-      next += n;
-      if (++inflight > max_inflight)
-        max_inflight = inflight;
-    }
-    struct ibv_wc wc;
-    if (wait_completion(w, &wc) != hipObjSuccess)
-      return HO_FINAL_RDMA_ERROR;
-    unsigned idx = (unsigned)(wc.wr_id & 0xffff);
-    if ((wc.wr_id & ~0xffffull) != WRID_CHUNK || idx != head)
-      return HO_FINAL_RDMA_ERROR;
-    if (w->op == HIPOBJ_RDMA_OP_PUT &&
-        w->io.write(w->io.ctx, cs.off[idx],
-                    w->chunks + (size_t)idx * chunk, cs.len[idx]) != 0)
-      return HO_FINAL_STORE_ERROR;
-    *moved += cs.len[idx];
-    head = (head + 1) % depth;
-    inflight--;
-  }
-  note_reads_in_flight(w, max_inflight);
-  return HO_FINAL_OK;
-}
-
 static bool await_ready(struct worker *w)
 {
   bool no_send = false;
@@ -543,10 +503,9 @@ static void key_by_announced_spare(struct worker *w)
   retire(e, v);
 }
 
-/* Send final and wait for its acknowledgement (its send completion). A
- * final that is not acknowledged fails the transfer: the client may not
- * have it, and the connection cannot be trusted with another. */
-static bool send_final(struct worker *w, int status, uint64_t bytes)
+/* Post final, unless a test knob skips it (*posted false). */
+static hipObjOpError_t post_final(struct worker *w, int status, uint64_t bytes,
+                                  bool *posted)
 {
   struct ho_engine *e = w->e;
   struct ho_msg fin = {.type = HO_MSG_FINAL,
@@ -555,7 +514,6 @@ static bool send_final(struct worker *w, int status, uint64_t bytes)
                        .cookie = w->cookie ^ (e->cfg.fault_bad_cookie ? 1 : 0),
                        .bytes = bytes,
                        .op = w->ready.op};
-  struct ibv_wc wc;
   bool skip = false;
   ho_mutex_lock(&e->mu);
   if (e->cfg.fault_skip_final > 0) {
@@ -563,10 +521,78 @@ static bool send_final(struct worker *w, int status, uint64_t bytes)
     skip = true;
   }
   ho_mutex_unlock(&e->mu);
-  if (skip)
-    return false;
-  return ho_conn_send_msg(w->sc->conn, &fin) == hipObjSuccess &&
+  *posted = !skip;
+  return skip ? hipObjSuccess : ho_conn_send_msg(w->sc->conn, &fin);
+}
+
+/* Send final and wait for its acknowledgement (its send completion). A
+ * final that is not acknowledged fails the transfer: the client may not
+ * have it, and the connection cannot be trusted with another. */
+static bool send_final(struct worker *w, int status, uint64_t bytes)
+{
+  struct ibv_wc wc;
+  bool posted = false;
+  return post_final(w, status, bytes, &posted) == hipObjSuccess && posted &&
          wait_completion(w, &wc) == hipObjSuccess;
+}
+
+enum final_state { FINAL_NOT_SENT, FINAL_ACKED, FINAL_LOST };
+
+/* A GET's final goes right behind its last WRITE: RC delivers it after the
+ * WRITEs, and if one of them fails the QP errors and final is flushed, never
+ * delivered. That saves the wait for the WRITEs' acknowledgement. */
+static int post_final_early(struct worker *w, enum final_state *fs)
+{
+  bool posted = false;
+  w->io.finish(w->io.ctx, HO_FINAL_OK, w->size); /* every chunk was read */
+  w->finished = true;
+  if (post_final(w, HO_FINAL_OK, w->size, &posted) != hipObjSuccess)
+    return HO_FINAL_RDMA_ERROR;
+  *fs = posted ? FINAL_ACKED : FINAL_LOST; /* ACKED once its completion comes */
+  return HO_FINAL_OK;
+}
+
+/* Move the payload with up to `depth` work requests in flight. Chunks
+ * complete in order on an RC QP, so they are recycled round-robin. */
+static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
+{
+  const size_t chunk = w->e->cfg.chunk_size;
+  const unsigned depth = w->e->cfg.depth;
+  const bool get = w->op == HIPOBJ_RDMA_OP_GET;
+  struct chunk_state cs;
+  uint64_t next = 0;
+  unsigned inflight = 0, head = 0, max_inflight = 0;
+  *moved = 0;
+  while (*moved < w->size) {
+    while (inflight < depth && next < w->size) {
+      unsigned idx = (head + inflight) % depth;
+      size_t n = w->size - next < chunk ? (size_t)(w->size - next) : chunk;
+      hipObjOpError_t err = post_chunk(w, idx, next, n);
+      if (err != hipObjSuccess)
+        return err == hipObjInternalError ? HO_FINAL_STORE_ERROR : HO_FINAL_RDMA_ERROR;
+      cs.off[idx] = next;
+      cs.len[idx] = n;
+      next += n;
+      if (++inflight > max_inflight)
+        max_inflight = inflight;
+      if (get && next == w->size && post_final_early(w, fs) != HO_FINAL_OK)
+        return HO_FINAL_RDMA_ERROR;
+    }
+    struct ibv_wc wc;
+    if (wait_completion(w, &wc) != hipObjSuccess)
+      return HO_FINAL_RDMA_ERROR;
+    unsigned idx = (unsigned)(wc.wr_id & 0xffff);
+    if ((wc.wr_id & ~0xffffull) != WRID_CHUNK || idx != head)
+      return HO_FINAL_RDMA_ERROR;
+    if (!get && w->io.write(w->io.ctx, cs.off[idx],
+                            w->chunks + (size_t)idx * chunk, cs.len[idx]) != 0)
+      return HO_FINAL_STORE_ERROR;
+    *moved += cs.len[idx];
+    head = (head + 1) % depth;
+    inflight--;
+  }
+  note_reads_in_flight(w, max_inflight);
+  return HO_FINAL_OK;
 }
 
 static void account(struct worker *w, int status, bool timed_out,
@@ -603,6 +629,8 @@ static bool ready_matches(const struct worker *w)
 static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
                         bool *finished, bool *final_ok)
 {
+  enum final_state fs = FINAL_NOT_SENT;
+  struct ibv_wc wc;
   *moved = 0;
   if (!await_ready(w)) {
     *timed_out = true; /* the client never came back: reclaim */
@@ -616,16 +644,23 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
   else if (!ready_matches(w))
     status = HO_FINAL_BAD_REQUEST;
   if (status == HO_FINAL_OK)
-    status = move_payload(w, moved);
-  /* The payload moved: finish before final (a PUT commits here), so the
-   * caller's side is done when the client learns the outcome. */
-  if (status == HO_FINAL_OK) {
+    status = move_payload(w, moved, &fs);
+  /* The payload moved: finish before final is acknowledged (a PUT commits
+   * here, before its final is sent), so the caller's side is done when the
+   * client learns the outcome. */
+  *finished = w->finished;
+  if (status == HO_FINAL_OK && !*finished) {
     *finished = true;
     if (w->io.finish(w->io.ctx, HO_FINAL_OK, *moved) != 0 &&
         w->op == HIPOBJ_RDMA_OP_PUT)
       status = HO_FINAL_STORE_ERROR;
   }
-  *final_ok = send_final(w, status, status == HO_FINAL_OK ? *moved : 0);
+  if (fs == FINAL_NOT_SENT)
+    *final_ok = send_final(w, status, status == HO_FINAL_OK ? *moved : 0);
+  else if (status != HO_FINAL_OK) /* a WRITE failed: final was flushed */
+    *final_ok = false;
+  else /* the early final's completion follows the WRITEs' */
+    *final_ok = fs == FINAL_ACKED && wait_completion(w, &wc) == hipObjSuccess;
   return status;
 }
 
@@ -847,6 +882,7 @@ enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
   w->io = *io;
   w->cookie = new_cookie();
   memset(&w->ready, 0, sizeof w->ready);
+  w->finished = false;
   if ((!w->reuse && !connect_new(w)) ||
       ho_conn_post_msg_recv(w->sc->conn) != hipObjSuccess) {
     abandon(w);

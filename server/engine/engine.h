@@ -43,9 +43,10 @@ struct ho_engine_io {
   /* PUT: take n payload bytes starting at off. 0 on success. */
   int (*write)(void *ctx, uint64_t off, const void *buf, size_t n);
   /* Once. When the payload moved (status HO_FINAL_OK) it is called before
-   * the final message is sent: for a PUT, commit the object and return 0,
-   * or non-zero if it could not be committed (the final then says so); for
-   * a GET the return value is ignored. A final that is not acknowledged
+   * the final message is acknowledged: for a PUT, before final is sent,
+   * commit the object and return 0, or non-zero if it could not be
+   * committed (the final then says so); for a GET (whose final follows its
+   * last WRITE on the wire) the return value is ignored. A final that is not acknowledged
    * afterwards fails the transfer in the engine's counters only. Otherwise
    * it is called at the end with the failure. After this call ctx is not
    * used again. */
