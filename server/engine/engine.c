@@ -58,7 +58,11 @@ struct worker {
   struct ho_engine_io io;
   struct ho_msg ready;
   bool finished; /* io.finish was called */
+  /* The worker's thread, started with the engine: it waits for `go`. */
   pthread_t thread;
+  bool thread_started;
+  pthread_cond_t go_cv;
+  bool go; /* guarded by the engine's mu */
 };
 
 enum retire_cause { R_FAILURE, R_IDLE, R_EVICTED, R_STALE, R_ONE_SHOT, R_NONE };
@@ -86,6 +90,8 @@ struct ho_engine {
   struct ho_retired retired HO_GUARDED_BY(mu);
   struct ho_engine_stats stats HO_GUARDED_BY(mu);
 };
+
+static void *worker_main(void *arg);
 
 static const struct ho_conn_attr server_conn_attr = {
     .max_send_wr = 64, .max_recv_wr = 4, .qp_access = 0};
@@ -218,6 +224,7 @@ static hipObjOpError_t worker_init(struct ho_engine *e, struct worker *w)
 {
   size_t bytes = e->cfg.chunk_size * e->cfg.depth;
   w->e = e;
+  pthread_cond_init(&w->go_cv, NULL);
   w->chunks = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
   if (!w->chunks)
     return hipObjInternalError;
@@ -228,6 +235,7 @@ static hipObjOpError_t worker_init(struct ho_engine *e, struct worker *w)
 
 static void worker_fini(struct ho_engine *e, struct worker *w)
 {
+  pthread_cond_destroy(&w->go_cv);
   if (w->chunks_mr && e->dev->v->dereg_mr(w->chunks_mr) != 0) {
     ho_warn("engine: cannot deregister chunk buffers: leaked");
     return;
@@ -321,6 +329,11 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
       pthread_create(&e->reaper, NULL, reaper_thread, e) != 0)
     err = hipObjInternalError;
   e->reaper_started = err == hipObjSuccess;
+  for (unsigned i = 0; err == hipObjSuccess && i < e->cfg.qps; i++) {
+    struct worker *w = &e->workers[i];
+    w->thread_started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
+    err = w->thread_started ? hipObjSuccess : hipObjInternalError;
+  }
   if (err != hipObjSuccess) {
     ho_engine_destroy(e);
     return err;
@@ -329,16 +342,21 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   return hipObjSuccess;
 }
 
-static void stop_reaper(struct ho_engine *e)
+static void stop_threads(struct ho_engine *e)
 {
   ho_mutex_lock(&e->mu);
   e->stopping = true;
   pthread_cond_broadcast(&e->reaper_cv);
   while (e->running > 0)
     ho_cond_wait(&e->changed, &e->mu);
+  for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
+    pthread_cond_signal(&e->workers[i].go_cv);
   ho_mutex_unlock(&e->mu);
   if (e->reaper_started)
     pthread_join(e->reaper, NULL);
+  for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
+    if (e->workers[i].thread_started)
+      pthread_join(e->workers[i].thread, NULL);
 }
 
 /* At shutdown every connection ends at once: no grace, the process is
@@ -360,7 +378,7 @@ void ho_engine_destroy(struct ho_engine *e)
 {
   if (!e)
     return;
-  stop_reaper(e);
+  stop_threads(e);
   if (e->conns)
     drop_all_conns(e);
   for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
@@ -697,9 +715,8 @@ static void end_transfer(struct worker *w, bool ok)
   ho_mutex_unlock(&e->mu);
 }
 
-static void *worker_thread(void *arg)
+static void run_one(struct worker *w)
 {
-  struct worker *w = arg;
   bool timed_out = false, finished = false, final_ok = true;
   uint64_t moved = 0;
   int status = run_transfer(w, &timed_out, &moved, &finished, &final_ok);
@@ -707,6 +724,26 @@ static void *worker_thread(void *arg)
     w->io.finish(w->io.ctx, status, moved);
   account(w, status, timed_out, final_ok, moved);
   end_transfer(w, status == HO_FINAL_OK && final_ok);
+}
+
+/* A worker's thread: one transfer each time ho_engine_start() says go, no
+ * thread made per transfer. */
+static void *worker_main(void *arg)
+{
+  struct worker *w = arg;
+  struct ho_engine *e = w->e;
+  ho_mutex_lock(&e->mu);
+  for (;;) {
+    while (!w->go && !e->stopping)
+      ho_cond_wait(&w->go_cv, &e->mu);
+    if (!w->go)
+      break;
+    w->go = false;
+    ho_mutex_unlock(&e->mu);
+    run_one(w);
+    ho_mutex_lock(&e->mu);
+  }
+  ho_mutex_unlock(&e->mu);
   return NULL;
 }
 
@@ -843,14 +880,12 @@ static void write_reply(const struct worker *w, char reply[HO_ENGINE_REPLY_MAX])
   ho_token_encode(&mine, reply + 4);
 }
 
-static bool spawn(struct worker *w)
+static void spawn(struct worker *w)
 {
-  pthread_attr_t attr;
-  pthread_attr_init(&attr);
-  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-  int rc = pthread_create(&w->thread, &attr, worker_thread, w);
-  pthread_attr_destroy(&attr);
-  return rc == 0;
+  ho_mutex_lock(&w->e->mu);
+  w->go = true;
+  pthread_cond_signal(&w->go_cv);
+  ho_mutex_unlock(&w->e->mu);
 }
 
 enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
@@ -889,9 +924,6 @@ enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
     return HO_ENGINE_DECLINE;
   }
   write_reply(w, reply);
-  if (!spawn(w)) {
-    abandon(w);
-    return HO_ENGINE_BUSY;
-  }
+  spawn(w);
   return HO_ENGINE_STARTED;
 }
