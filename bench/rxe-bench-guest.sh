@@ -32,28 +32,30 @@ us=$(ibv_rc_pingpong -d "$RXE_DEV" -g "$gid" -s 4096 -n 500 127.0.0.1 2>&1 |
 wait $srv 2>/dev/null
 echo "PERF tool=ibv_rc_pingpong size=4096 usec_per_iter=${us:-0}" | tee -a "$out"
 
-# The floor of a small transfer: ib_write_lat's typical one-way latency
-# plus the same client's plain-HTTP request of the same size.
-for s in 4096 65536; do
-  ib_write_lat -d "$RXE_DEV" -x "$gid" -s "$s" -n 500 -F >/tmp/lat.srv 2>&1 &
-  srv=$!
-  sleep 0.5
-  t=$(ib_write_lat -d "$RXE_DEV" -x "$gid" -s "$s" -n 500 -F 127.0.0.1 2>&1 |
-    awk -v s="$s" '$1 == s {print $5}' | tail -n1)
-  wait $srv 2>/dev/null
-  echo "PERF tool=ib_write_lat size=$s t_typical_us=${t:-0}" | tee -a "$out"
-done
-
-# One server for the whole run: connections persist between transfers.
+# Small objects against their floor: ib_write_lat's typical one-way latency
+# plus the same client's plain-HTTP request of the same size. Rounds
+# alternate the three so that a busy host slows all of them alike; the
+# table takes each figure's median over the rounds.
 export HIPOBJ_TRANSFER_TIMEOUT_MS=60000
 start_server || exit 1
 curl -sf -X PUT "$ENDPOINT/lat" >/dev/null
-for mode in --no-rdma --require-rdma; do
-  hipobj bench s3://lat/x --endpoint "$ENDPOINT" --sizes 4K,64K --concurrency 1 \
-    --iterations 300 $mode --json >/tmp/lat.json 2>/tmp/lat.err || cat /tmp/lat.err
-  { tr -d '\n' </tmp/lat.json | sed 's/},/}\n/g'; echo; } |
-    sed -n 's/.*"op": "\([A-Z]*\)", "size": \([0-9]*\),.*"p50_ms": \([0-9.]*\),.*"p99_ms": \([0-9.]*\), "path": "\([A-Z]*\)", "reuse": \([0-9.]*\), "qp_transitions_per_transfer": \([0-9.]*\).*/LAT op=\1 size=\2 p50_ms=\3 p99_ms=\4 path=\5 reuse=\6 qpt=\7/p' |
-    tee -a "$out"
+for round in 1 2 3 4 5; do
+  for s in 4096 65536; do
+    ib_write_lat -d "$RXE_DEV" -x "$gid" -s "$s" -n 200 -F >/tmp/lat.srv 2>&1 &
+    srv=$!
+    sleep 0.5
+    t=$(ib_write_lat -d "$RXE_DEV" -x "$gid" -s "$s" -n 200 -F 127.0.0.1 2>&1 |
+      awk -v s="$s" '$1 == s {print $5}' | tail -n1)
+    wait $srv 2>/dev/null
+    echo "PERF tool=ib_write_lat size=$s round=$round t_typical_us=${t:-0}" | tee -a "$out"
+  done
+  for mode in --no-rdma --require-rdma; do
+    hipobj bench s3://lat/x --endpoint "$ENDPOINT" --sizes 4K,64K --concurrency 1 \
+      --iterations 60 $mode --json >/tmp/lat.json 2>/tmp/lat.err || cat /tmp/lat.err
+    { tr -d '\n' </tmp/lat.json | sed 's/},/}\n/g'; echo; } |
+      sed -n 's/.*"op": "\([A-Z]*\)", "size": \([0-9]*\),.*"p50_ms": \([0-9.]*\),.*"p99_ms": \([0-9.]*\), "path": "\([A-Z]*\)", "reuse": \([0-9.]*\), "qp_transitions_per_transfer": \([0-9.]*\).*/LAT op=\1 size=\2 p50_ms=\3 p99_ms=\4 path=\5 reuse=\6 qpt=\7/p' |
+      sed "s/\$/ round=$round/" | tee -a "$out"
+  done
 done
 hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) | grep BENCH | tee -a "$out"
 hipobj-vmtest "$ENDPOINT" bench 4 $((16 << 20)) | grep BENCH | tee -a "$out"

@@ -11,12 +11,13 @@ def parse(path):
     for line in open(path):
         kv = dict(re.findall(r"(\w+)=([\w.]+)", line))
         if line.startswith("LAT"):
-            lat[("p50", kv["op"], int(kv["size"]), kv["path"])] = float(kv["p50_ms"]) * 1000
-            lat[("qpt", kv["op"], int(kv["size"]), kv["path"])] = float(kv["qpt"])
-            lat[("reuse", kv["op"], int(kv["size"]), kv["path"])] = float(kv["reuse"])
+            k = (kv["op"], int(kv["size"]), kv["path"])
+            lat.setdefault(("p50",) + k, []).append(float(kv["p50_ms"]) * 1000)
+            lat.setdefault(("qpt",) + k, []).append(float(kv["qpt"]))
+            lat.setdefault(("reuse",) + k, []).append(float(kv["reuse"]))
             continue
         if line.startswith("PERF") and "t_typical_us" in kv:
-            lat[("wlat", int(kv["size"]))] = float(kv["t_typical_us"])
+            lat.setdefault(("wlat", int(kv["size"])), []).append(float(kv["t_typical_us"]))
             continue
         if line.startswith("PERF") and "MBps" in kv:
             perf[(kv["tool"], int(kv["size"]))] = float(kv["MBps"])
@@ -62,7 +63,13 @@ def table(perf, bench, lat):
     return out
 
 
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
 def floor_table(lat):
+    lat = {k: median(v) for k, v in lat.items() if isinstance(k, tuple)}
     rows = ["| op | size | hipObject p50 (us) | HTTP p50 (us) | ib_write_lat (us) "
             "| floor (us) | ratio | reuse | QP transitions / transfer |",
             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
@@ -86,7 +93,8 @@ def main():
     floors = floor_table(lat)
     if floors:
         text += "\n\nSmall objects against their floor (the same client's plain-HTTP " \
-                "request + ib_write_lat's typical latency), one server, connections kept:\n\n" + floors
+                "request + ib_write_lat's typical latency), one server, connections kept; " \
+                "medians over alternating rounds:\n\n" + floors
     print("Throughput in MB/s (10^6 bytes/s); ratio = best hipObject figure / perftest\n")
     print(text)
     if len(sys.argv) > 3 and sys.argv[2] == "--write":
