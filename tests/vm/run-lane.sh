@@ -15,7 +15,7 @@ cmake --build "$build" -j"$(nproc)" --target hipobj hipobj_s3 hipobj_cli \
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("$root"/tests/vm/cases/*.sh "$root"/tools/hipobj/tests/vm/t*.sh)
-exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 400 --timeout 2400 \
+exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 900 --timeout 3000 \
   --log "$root/build/vm-lane.log" \
   --file "$build/src/libhipobj.so.0:lib/libhipobj.so.0" \
   --file "$build/integrations/curl/libhipobj_s3.so.0:lib/libhipobj_s3.so.0" \
