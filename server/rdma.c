@@ -144,13 +144,14 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       "{\"transfers\":%llu,\"made\":%llu,\"reused\":%llu,\"live\":%u,"
       "\"idle\":%u,\"retired\":{\"failure\":%llu,\"idle\":%llu,"
       "\"evicted\":%llu,\"stale\":%llu,\"one_shot\":%llu},"
-      "\"final_failed\":%llu,\"qp_transitions\":%llu}",
+      "\"final_failed\":%llu,\"ready_reclaimed\":%llu,"
+      "\"qp_transitions\":%llu}",
       (unsigned long long)transfers, (unsigned long long)s.conn_made,
       (unsigned long long)s.conn_reused, s.conn_live, s.conn_idle,
       (unsigned long long)s.retired_failure, (unsigned long long)s.retired_idle,
       (unsigned long long)s.retired_evicted, (unsigned long long)s.retired_stale,
       (unsigned long long)s.retired_one_shot, (unsigned long long)s.final_failed,
-      (unsigned long long)s.qp_transitions);
+      (unsigned long long)s.ready_reclaimed, (unsigned long long)s.qp_transitions);
 }
 
 /* ---- the engine's callbacks, on its thread ------------------------------ */

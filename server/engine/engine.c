@@ -10,6 +10,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -58,6 +59,11 @@ struct worker {
   struct ho_engine_io io;
   struct ho_msg ready;
   bool finished; /* io.finish was called */
+  /* While waiting for ready (awaiting, since: under the engine's mu): a
+   * full engine may cancel it after ready_grace_ms. */
+  bool awaiting;
+  uint64_t awaiting_since_ns;
+  atomic_bool cancel;
   /* The worker's thread, started with the engine: it waits for `go`. */
   pthread_t thread;
   bool thread_started;
@@ -114,6 +120,8 @@ static void set_defaults(struct ho_engine_config *c)
     c->depth = 32;
   if (!c->ready_timeout_ms)
     c->ready_timeout_ms = 10000;
+  if (!c->ready_grace_ms)
+    c->ready_grace_ms = 1000;
   if (!c->rdma_timeout_ms)
     c->rdma_timeout_ms = 10000;
 }
@@ -493,13 +501,30 @@ static void note_reads_in_flight(struct worker *w, unsigned n)
   ho_mutex_unlock(&w->e->mu);
 }
 
+/* Wait for ready until the ready timeout, or until a full engine cancels
+ * the wait (the worker is wanted, and this client is late). */
 static bool await_ready(struct worker *w)
 {
-  bool no_send = false;
-  uint64_t deadline = ho_now_ns() + (uint64_t)w->e->cfg.ready_timeout_ms * MS;
-  return ho_conn_wait_msg(w->sc->conn, &no_send, deadline, &w->ready) ==
-             hipObjSuccess &&
-         w->ready.type == HO_MSG_READY;
+  struct ho_engine *e = w->e;
+  bool no_send = false, got = false;
+  unsigned round = 0;
+  uint64_t deadline = ho_now_ns() + (uint64_t)e->cfg.ready_timeout_ms * MS;
+  while (!got) {
+    int n = ho_conn_poll_msg(w->sc->conn, &no_send, &got, &w->ready);
+    if (n < 0)
+      return false;
+    if (n > 0)
+      continue;
+    if (atomic_load(&w->cancel))
+      return false;
+    if (ho_now_ns() >= deadline) {
+      ho_warn("engine: QP 0x%x: no ready message before the ready timeout",
+              w->sc->conn->qp->qp_num);
+      return false;
+    }
+    ho_backoff(&round, 1000);
+  }
+  return w->ready.type == HO_MSG_READY;
 }
 
 /* Key the connection by the spare the client announced, as soon as ready
@@ -650,7 +675,11 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
   enum final_state fs = FINAL_NOT_SENT;
   struct ibv_wc wc;
   *moved = 0;
-  if (!await_ready(w)) {
+  bool ready = await_ready(w);
+  ho_mutex_lock(&w->e->mu);
+  w->awaiting = false;
+  ho_mutex_unlock(&w->e->mu);
+  if (!ready) {
     *timed_out = true; /* the client never came back: reclaim */
     *final_ok = false;
     return HO_FINAL_RDMA_ERROR;
@@ -685,7 +714,8 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
 static void release_worker(struct ho_engine *e, struct worker *w)
     HO_REQUIRES(e->mu)
 {
-  w->busy = false;
+  w->busy = w->awaiting = false;
+  atomic_store(&w->cancel, false);
   w->sc = NULL;
   e->running--;
   pthread_cond_broadcast(&e->changed);
@@ -765,6 +795,32 @@ static struct worker *claim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
   return NULL;
 }
 
+/* Every worker is busy: cancel the transfer that has waited longest for
+ * its ready message, if longer than ready_grace_ms (tokens that never send
+ * ready must not hold the engine), and wait for a worker to free up. */
+static struct worker *reclaim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
+{
+  uint64_t now = ho_now_ns(), grace = (uint64_t)e->cfg.ready_grace_ms * MS;
+  struct worker *late = NULL;
+  for (unsigned i = 0; i < e->cfg.qps; i++) {
+    struct worker *w = &e->workers[i];
+    if (w->busy && w->awaiting && !atomic_load(&w->cancel) &&
+        now - w->awaiting_since_ns >= grace &&
+        (!late || w->awaiting_since_ns < late->awaiting_since_ns))
+      late = w;
+  }
+  if (!late)
+    return NULL;
+  atomic_store(&late->cancel, true);
+  e->stats.ready_reclaimed++;
+  struct timespec until = deadline_ts_ns(e->finish_wait_ns);
+  struct worker *w;
+  while (!(w = claim_worker(e)))
+    if (ho_cond_timedwait(&e->changed, &e->mu, &until) == ETIMEDOUT)
+      return NULL;
+  return w;
+}
+
 /* The connection the token proposes, once its previous transfer ended; NULL
  * if the proposal does not name one of ours. */
 static struct sconn *proposed_conn(struct ho_engine *e, const struct ho_token *t)
@@ -807,9 +863,13 @@ static enum ho_engine_start_result plan_transfer(struct ho_engine *e,
                                                  struct plan *p)
     HO_REQUIRES(e->mu)
 {
-  if (e->stopping || !(p->w = claim_worker(e)))
+  if (e->stopping)
+    return HO_ENGINE_BUSY;
+  if (!(p->w = claim_worker(e)) && !(p->w = reclaim_worker(e)))
     return HO_ENGINE_BUSY;
   p->w->busy = true; /* held while waiting for a finishing connection */
+  p->w->awaiting = true;
+  p->w->awaiting_since_ns = ho_now_ns();
   p->sc = proposed_conn(e, t);
   p->reuse = p->sc != NULL;
   if (!p->reuse) {
@@ -817,7 +877,7 @@ static enum ho_engine_start_result plan_transfer(struct ho_engine *e,
     p->sc = reserve_conn(e, p);
   }
   if (!p->sc) {
-    p->w->busy = false;
+    p->w->busy = p->w->awaiting = false;
     return HO_ENGINE_BUSY;
   }
   p->sc->state = SC_BUSY;

@@ -27,6 +27,9 @@ struct ho_engine_config {
   size_t chunk_size;          /* bytes per work request (default 1 MiB) */
   unsigned depth;             /* work requests in flight (default 4) */
   unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
+  unsigned ready_grace_ms;    /* with every worker busy, a transfer still
+                                 waiting for ready after this long is
+                                 cancelled for a new one (default 1000) */
   unsigned rdma_timeout_ms;   /* wait for a completion (default 10000) */
   /* Test knobs: misbehave on purpose. */
   unsigned fault_skip_final;  /* the next N transfers move the data but
@@ -65,6 +68,8 @@ struct ho_engine_stats {
   uint64_t started, completed, failed, timed_out, bad_cookie;
   uint64_t final_failed; /* the final's send completion failed: counted in
                             failed too, and the connection retired */
+  uint64_t ready_reclaimed; /* transfers cancelled after ready_grace_ms
+                               without ready, to serve a new request */
   uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT) */
   unsigned max_reads_in_flight;
   /* Connections (docs/protocol.md, section 5). */

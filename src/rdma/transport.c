@@ -409,23 +409,30 @@ static hipObjOpError_t take_completion(struct ho_conn *c, const struct ibv_wc *w
   return hipObjSuccess;
 }
 
+int ho_conn_poll_msg(struct ho_conn *c, bool *send_pending, bool *got,
+                     struct ho_msg *m)
+{
+  struct ibv_wc wc[4];
+  int n = ho_conn_poll(c, wc, 4);
+  if (n < 0) {
+    c->state = HO_CONN_BROKEN;
+    return -1;
+  }
+  for (int i = 0; i < n; i++)
+    if (take_completion(c, &wc[i], send_pending, got, m) != hipObjSuccess)
+      return -1;
+  return n;
+}
+
 hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
                                  uint64_t deadline_ns, struct ho_msg *m)
 {
   bool got = false;
   unsigned round = 0;
-  struct ibv_wc wc[4];
   while (!got || *send_pending) {
-    int n = ho_conn_poll(c, wc, 4);
-    if (n < 0) {
-      c->state = HO_CONN_BROKEN;
+    int n = ho_conn_poll_msg(c, send_pending, &got, m);
+    if (n < 0)
       return hipObjRdmaError;
-    }
-    for (int i = 0; i < n; i++) {
-      hipObjOpError_t e = take_completion(c, &wc[i], send_pending, &got, m);
-      if (e != hipObjSuccess)
-        return e;
-    }
     if (n > 0)
       continue;
     if (ho_now_ns() >= deadline_ns) {

@@ -122,6 +122,13 @@ int ho_conn_poll(struct ho_conn *c, struct ibv_wc *wc, int n);
 hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
                                  uint64_t deadline_ns, struct ho_msg *m);
 
+/* One non-blocking round of ho_conn_wait_msg(): takes what the CQ holds.
+ * Returns the completions taken (*got: the message arrived, *send_pending
+ * cleared by our send's), 0 for none, -1 on an error completion (reported
+ * once on stderr) or a malformed message. */
+int ho_conn_poll_msg(struct ho_conn *c, bool *send_pending, bool *got,
+                     struct ho_msg *m);
+
 /* The token that names this connection (QP number, GID, LID, port). */
 void ho_conn_token(const struct ho_conn *c, struct ho_token *t);
 

@@ -380,6 +380,50 @@ static void offer_not_proposed_fails(void **state)
   assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
 }
 
+static int setup_four_workers(void **state)
+{
+  struct ho_engine_config c = {.qps = 4, .ready_grace_ms = 50};
+  return make(state, &c, 0);
+}
+
+/* Tokens that never send ready (issue 11: 16 of them held every worker
+ * for the 10 s ready timeout, and every other request got 503): with every
+ * worker busy, one that has waited longer than ready_grace_ms for its
+ * ready is cancelled for the new request. */
+static void silent_tokens_are_reclaimed(void **state)
+{
+  struct fixture *f = *state;
+  struct ho_token t;
+  struct ho_instance *inst = ho_instance_get();
+  struct ho_lease l;
+  assert_int_equal(ho_pool_acquire(inst->pool, false, true, 0, &l), hipObjSuccess);
+  ho_conn_token(l.link->spare, &t);
+  ho_pool_release(&l);
+  ho_instance_put(inst);
+  t.gid[15] ^= 0x5a; /* a host that never sends ready */
+  t.rkey = 1;
+  t.addr = 0x1000;
+  t.len = 64;
+  for (int i = 0; i < 4; i++) {
+    t.qpn = 0x7000 + (uint32_t)i;
+    char tok[HO_TOKEN_HEX + 1];
+    ho_token_encode(&t, tok);
+    struct sim_request r;
+    sim_request_init(&r, &f->b, HIPOBJ_RDMA_OP_GET, 0, 64);
+    assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
+    assert_int_equal(r.start_result, HO_ENGINE_STARTED);
+  }
+  /* All four workers wait for ready, none for long: 503. */
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjS3Error);
+  usleep(100 * 1000);
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_PUT, 0, 4096), hipObjSuccess);
+  struct ho_engine_stats s;
+  ho_engine_get_stats(f->b.engine, &s);
+  assert_true(s.ready_reclaimed >= 1 && s.ready_reclaimed <= 2);
+  assert_true(s.timed_out >= 1);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -395,6 +439,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(version1_server, setup_v1_server, teardown),
       cmocka_unit_test_setup_teardown(version1_client, setup, teardown),
       cmocka_unit_test_setup_teardown(offer_not_proposed_fails, setup, teardown),
+      cmocka_unit_test_setup_teardown(silent_tokens_are_reclaimed,
+                                      setup_four_workers, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
