@@ -579,6 +579,18 @@ static bool send_final(struct worker *w, int status, uint64_t bytes)
          wait_completion(w, &wc) == hipObjSuccess;
 }
 
+/* The payload moved: count its bytes before final is sent, so that the
+ * counters say so by the time the client learns the outcome. */
+static void note_moved(struct worker *w, uint64_t bytes)
+{
+  ho_mutex_lock(&w->e->mu);
+  if (w->op == HIPOBJ_RDMA_OP_GET)
+    w->e->stats.bytes_written += bytes;
+  else
+    w->e->stats.bytes_read += bytes;
+  ho_mutex_unlock(&w->e->mu);
+}
+
 enum final_state { FINAL_NOT_SENT, FINAL_ACKED, FINAL_LOST };
 
 /* A GET's final goes right behind its last WRITE: RC delivers it after the
@@ -589,6 +601,7 @@ static int post_final_early(struct worker *w, enum final_state *fs)
   bool posted = false;
   w->io.finish(w->io.ctx, HO_FINAL_OK, w->size); /* every chunk was read */
   w->finished = true;
+  note_moved(w, w->size);
   if (post_final(w, HO_FINAL_OK, w->size, &posted) != hipObjSuccess)
     return HO_FINAL_RDMA_ERROR;
   *fs = posted ? FINAL_ACKED : FINAL_LOST; /* ACKED once its completion comes */
@@ -643,12 +656,9 @@ static void account(struct worker *w, int status, bool timed_out,
 {
   struct ho_engine *e = w->e;
   ho_mutex_lock(&e->mu);
+  (void)bytes; /* counted by note_moved(), before final */
   if (status == HO_FINAL_OK && final_ok) {
     e->stats.completed++;
-    if (w->op == HIPOBJ_RDMA_OP_GET)
-      e->stats.bytes_written += bytes;
-    else
-      e->stats.bytes_read += bytes;
   } else {
     e->stats.failed++;
   }
@@ -702,6 +712,8 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
         w->op == HIPOBJ_RDMA_OP_PUT)
       status = HO_FINAL_STORE_ERROR;
   }
+  if (fs == FINAL_NOT_SENT && status == HO_FINAL_OK)
+    note_moved(w, *moved);
   if (fs == FINAL_NOT_SENT)
     *final_ok = send_final(w, status, status == HO_FINAL_OK ? *moved : 0);
   else if (status != HO_FINAL_OK) /* a WRITE failed: final was flushed */

@@ -70,7 +70,8 @@ struct ho_engine_stats {
                             failed too, and the connection retired */
   uint64_t ready_reclaimed; /* transfers cancelled after ready_grace_ms
                                without ready, to serve a new request */
-  uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT) */
+  uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT),
+                                         counted before final is sent */
   unsigned max_reads_in_flight;
   /* Connections (docs/protocol.md, section 5). */
   uint64_t conn_made, conn_reused;
