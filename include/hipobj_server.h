@@ -300,7 +300,8 @@ hipObjServerStart(hipObjServer_t *srv, const hipObjServerRequest_t *req,
 
 /*
  * hipObjServerTransferPoll: Pending while the transfer runs, then the
- * status its done callback gets; *bytes (may be NULL) the bytes moved.
+ * status its done callback gets, once that callback has returned; *bytes
+ * (may be NULL) the bytes moved, written only when it has ended.
  * Errors: InvalidValue (NULL). Thread safety: MT-Safe.
  */
 HIPOBJ_SERVER_API hipObjServerStatus_t

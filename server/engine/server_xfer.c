@@ -120,14 +120,16 @@ static void xfer_done(void *ctx, const struct ho_engine_outcome *o)
   if (st == hipObjServerCancelled)
     atomic_fetch_add(&x->srv->cancelled, 1);
   unuse_mem(x);
+  /* The callback first: once Poll or Wait see the end, the callback has
+   * returned and the caller may free what it uses. */
+  if (x->done)
+    x->done(x, st, o->bytes, x->done_arg);
   ho_mutex_lock(&x->mu);
   x->ended = true;
   x->status = st;
   x->bytes = o->bytes;
   pthread_cond_broadcast(&x->ended_cv);
   ho_mutex_unlock(&x->mu);
-  if (x->done)
-    x->done(x, st, o->bytes, x->done_arg);
   unref(x);
 }
 
