@@ -273,6 +273,18 @@ HIPOBJ_SERVER_API hipObjServerStatus_t
 hipObjServerDeregister(hipObjServerMem_t *mem);
 
 /*
+ * hipObjServerParseToken: the byte count a client's token names (its
+ * length field), for a PUT or UploadPart, whose request has no body: the
+ * size to check against the server's limits and to pass as the request's
+ * length. Needs no server. Errors: InvalidValue (NULL), BadToken
+ * (malformed: answer 400), Declined (well-formed but not an RC token:
+ * answer 501). Thread safety: MT-Safe.
+ */
+HIPOBJ_SERVER_API hipObjServerStatus_t
+hipObjServerParseToken(const char *token, uint64_t tokenLength,
+                       uint64_t *length);
+
+/*
  * hipObjServerStart: take a request's token and, if it can be served,
  * start its transfer and say what to answer. Call it after the request is
  * authenticated and authorised, and after the object (GET) or the upload

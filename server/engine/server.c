@@ -248,6 +248,22 @@ const char *hipObjServerNicName(const hipObjServer_t *srv, uint32_t index)
 
 /* ---- starting a transfer -------------------------------------------------- */
 
+hipObjServerStatus_t hipObjServerParseToken(const char *token,
+                                            uint64_t tokenLength,
+                                            uint64_t *length)
+{
+  struct ho_token t;
+  if (!token || !length)
+    return hipObjServerInvalidValue;
+  if (tokenLength != HO_TOKEN_HEX ||
+      !ho_token_decode(token, (size_t)tokenLength, &t))
+    return hipObjServerBadToken;
+  if (t.transport != HO_TRANSPORT_RC)
+    return hipObjServerDeclined;
+  *length = t.len;
+  return hipObjServerSuccess;
+}
+
 static hipObjServerStatus_t check_request(const hipObjServerRequest_t *r)
 {
   if (r->op != hipObjServerOpGet && r->op != hipObjServerOpPut)

@@ -29,6 +29,7 @@
 #include "fakes/world.h"
 #include "hipobj.h"
 #include "hipobj_server.h"
+#include "rdma/token.h"
 #include "server_internal.h"
 
 #define BUF_SIZE (1u << 20)
@@ -392,6 +393,22 @@ static void refusals(void **state)
   assert_null(q.xfer);
   /* well-formed but not this request's length: 501 "501" */
   char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  uint64_t len = 0;
+  assert_int_equal(hipObjServerParseToken(tok, strlen(tok), &len),
+                   hipObjServerSuccess);
+  assert_int_equal(len, 4096);
+  assert_int_equal(hipObjServerParseToken(tok, strlen(tok) - 1, &len),
+                   hipObjServerBadToken);
+  assert_int_equal(hipObjServerParseToken("zz", 2, &len), hipObjServerBadToken);
+  assert_int_equal(hipObjServerParseToken(NULL, 0, &len),
+                   hipObjServerInvalidValue);
+  char dc[HO_TOKEN_HEX + 1];
+  memcpy(dc, tok, sizeof dc);
+  dc[0] = '0';
+  dc[1] = '0'; /* transport 0: DC */
+  assert_int_equal(hipObjServerParseToken(dc, HO_TOKEN_HEX, &len),
+                   hipObjServerDeclined);
+  assert_int_equal(len, 4096); /* untouched on failure */
   req_init(&q, f, hipObjServerOpGet, 4095);
   assert_int_equal(start_token(&q, tok), hipObjServerDeclined);
   assert_int_equal(q.reply.httpStatus, 501);
