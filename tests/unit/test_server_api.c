@@ -10,7 +10,8 @@
  * allocated), byte for byte, with the server NIC's counters showing RDMA
  * moved them; a failed commit never reported as success; completion by
  * poll, by wait and by callback, with and without a handle; cancellation
- * before ready and between chunks; the ready timeout; the limits
+ * before ready and between chunks; the ready timeout; close waiting for
+ * a running transfer and its callback; the limits
  * (transfers, idle connections); the statistics and their size-first
  * copy; several NICs, with a client's next transfer routed to the NIC
  * that keeps its connection. */
@@ -698,6 +699,26 @@ static void ready_timeout(void **state)
   hipObjPutRdmaToken(tok);
 }
 
+static void close_waits_for_transfers(void **state)
+{
+  struct fixture *f = *state; /* readyTimeoutMs 50 */
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_PUT, 4096);
+  struct req q;
+  req_init(&q, f, hipObjServerOpPut, 4096);
+  assert_int_equal(start_token(&q, tok), hipObjServerSuccess);
+  assert_int_equal(hipObjServerTransferCancel(q.xfer), hipObjServerSuccess);
+  hipObjServerClose(f->srv); /* waits: the transfer ends at its timeout */
+  f->srv = NULL;
+  assert_int_equal(atomic_load(&q.done_calls), 1);
+  assert_int_equal(q.done_status, hipObjServerCancelled);
+  assert_int_equal(q.commits, 0);
+  /* the handle outlives the server until released */
+  assert_int_equal(hipObjServerTransferPoll(q.xfer, NULL),
+                   hipObjServerCancelled);
+  hipObjServerTransferRelease(q.xfer);
+  hipObjPutRdmaToken(tok);
+}
+
 /* ---- limits, statistics, NICs --------------------------------------------------------- */
 
 static void idle_connections_close(void **state)
@@ -786,7 +807,32 @@ static void several_nics(void **state)
   assert_int_equal(s.completed, 4);
   assert_int_equal(s.connMade, 1);
   assert_int_equal(s.connReused, 3);
-  hipObjServerClose(f->srv);
+  /* registered memory on both NICs: a client that starts afresh gets
+   * the other NIC in turn, which moves the bytes with its own key */
+  hipObjServerMem_t *pool = NULL;
+  assert_int_equal(hipObjServerAlloc(f->srv, 8192, &pool), hipObjServerSuccess);
+  fill(hipObjServerMemAddress(pool), 8192, 31);
+  hipObjBufDeregister(f->buf);
+  hipObjShutdown();
+  assert_int_equal(world_init(&f->w, WORLD_CLIENT_NIC), hipObjSuccess);
+  assert_int_equal(hipObjBufRegisterHost(f->buf, BUF_SIZE).opError,
+                   hipObjSuccess);
+  struct fake_dev_stats before, after;
+  fake_device_stats(WORLD_SERVER_NIC, &before);
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 8000);
+  q.r.read = NULL;
+  q.r.mem = pool;
+  q.r.memOffset = 192;
+  assert_int_equal(hipObjGet(NULL, f->buf, 8000, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  req_end(&q);
+  fake_device_stats(WORLD_SERVER_NIC, &after);
+  assert_memory_equal(f->buf, (uint8_t *)hipObjServerMemAddress(pool) + 192,
+                      8000);
+  assert_int_equal(after.bytes_written - before.bytes_written, 8000);
+  assert_int_equal(stats(f).connMade, 2);
+  hipObjServerClose(f->srv); /* deregisters the pool */
   f->srv = mine;
 }
 
@@ -831,6 +877,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(cancel_before_ready, setup, teardown),
       cmocka_unit_test_setup_teardown(cancel_between_chunks, setup, teardown),
       cmocka_unit_test_setup_teardown(ready_timeout, setup_quick, teardown),
+      cmocka_unit_test_setup_teardown(close_waits_for_transfers, setup_quick,
+                                      teardown),
       cmocka_unit_test_setup_teardown(idle_connections_close, setup_idle,
                                       teardown),
       cmocka_unit_test_setup_teardown(stats_size_first, setup, teardown),
