@@ -17,7 +17,8 @@
  * Errors: every function that can fail returns hipObjServerStatus_t; its
  * outputs are written only on success (hipObjServerStart also writes the
  * answer for its three "answer the client" results). Nothing is printed
- * on success; warnings go to stderr with the prefix "hipobj: ".
+ * on success; warnings go to stderr with the prefix "hipobj: ", or to
+ * hipObjServerSetLogCallback()'s callback.
  *
  * Thread safety classes used below:
  *   MT-Safe    any thread, concurrently with any call but hipObjServerClose
@@ -196,6 +197,30 @@ typedef struct hipObjServerStats {
   uint32_t running;            /* transfers running now */
   uint32_t maxReadsInFlight;   /* deepest PUT pipeline seen */
 } hipObjServerStats_t;
+
+/* Log levels. Values are fixed. */
+typedef enum hipObjServerLogLevel {
+  hipObjServerLogWarning = 1, /* an event no result can carry */
+  hipObjServerLogDebug = 2    /* reserved */
+} hipObjServerLogLevel_t;
+
+/* A log line, without the "hipobj: " prefix or a newline; valid only
+ * during the call. */
+typedef void (*hipObjServerLogFn)(void *ctx, hipObjServerLogLevel_t level,
+                                  const char *message);
+
+/*
+ * hipObjServerSetLogCallback: send the server library's warnings to
+ * fn(ctx, level, message) instead of stderr; fn NULL restores stderr
+ * ("hipobj: warning: ..."). Process-wide, for every server; needs no
+ * server. The callback runs on the thread that logs (often a transfer
+ * thread) with no library lock held, possibly on several threads at once.
+ * Returns once every call of the previous callback has returned, so its
+ * ctx may then be freed. Errors: Busy (called from a log callback),
+ * NoMemory. Thread safety: MT-Safe.
+ */
+HIPOBJ_SERVER_API hipObjServerStatus_t
+hipObjServerSetLogCallback(hipObjServerLogFn fn, void *ctx);
 
 /*
  * hipObjServerGetVersion: the library's version (any output may be NULL).

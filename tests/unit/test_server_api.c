@@ -674,9 +674,29 @@ static void cancel_between_chunks(void **state)
   req_end(&q);
 }
 
+struct log_seen {
+  atomic_int warnings;
+  char last[256];
+};
+
+static void log_cb(void *ctx, hipObjServerLogLevel_t level, const char *msg)
+{
+  struct log_seen *l = ctx;
+  if (level == hipObjServerLogWarning) {
+    strncpy(l->last, msg, sizeof l->last - 1);
+    atomic_fetch_add(&l->warnings, 1);
+  }
+  /* from a callback: refused, never a deadlock */
+  assert_int_equal(hipObjServerSetLogCallback(NULL, NULL), hipObjServerBusy);
+}
+
 static void ready_timeout(void **state)
 {
   struct fixture *f = *state; /* readyTimeoutMs 50 */
+  struct log_seen seen;
+  memset(&seen, 0, sizeof seen);
+  assert_int_equal(hipObjServerSetLogCallback(log_cb, &seen),
+                   hipObjServerSuccess);
   char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
   struct req q;
   req_init(&q, f, hipObjServerOpGet, 4096);
@@ -697,6 +717,10 @@ static void ready_timeout(void **state)
   }
   assert_int_equal(s.running, 0);
   hipObjPutRdmaToken(tok);
+  /* the timeout was reported through the callback, not stderr */
+  assert_int_equal(hipObjServerSetLogCallback(NULL, NULL), hipObjServerSuccess);
+  assert_true(atomic_load(&seen.warnings) >= 1);
+  assert_non_null(strstr(seen.last, "no protocol message"));
 }
 
 static void close_waits_for_transfers(void **state)
