@@ -252,8 +252,8 @@ hipObjServerOpen(const hipObjServerConfig_t *cfg, hipObjServer_t **out);
  * hipObjServerClose: wait for the running transfers to end (each ends at
  * the latest at its timeouts; call hipObjServerTransferCancel() first to
  * hurry them), release memory still registered, and free the server.
- * Transfer handles not yet released stay valid for
- * hipObjServerTransferRelease() only. NULL is accepted.
+ * Transfer handles not yet released stay valid for Poll, Wait and
+ * Release (they have all ended). NULL is accepted.
  * Thread safety: Exclusive; never from a callback.
  */
 HIPOBJ_SERVER_API void hipObjServerClose(hipObjServer_t *srv);
