@@ -8,7 +8,8 @@
  * answers they give (400 without a reply, 501 "501", 503 "503"); GET and
  * PUT through callbacks and through registered memory (the caller's and
  * allocated), byte for byte, with the server NIC's counters showing RDMA
- * moved them; a failed commit never reported as success; completion by
+ * moved them; a failed commit never reported as success, nor a transfer
+ * whose final the client never got (faultSkipFinal); completion by
  * poll, by wait and by callback, with and without a handle; cancellation
  * before ready and between chunks; the ready timeout; close waiting for
  * a running transfer and its callback; the limits
@@ -586,6 +587,27 @@ static void registered_memory(void **state)
   free(dst);
 }
 
+static void unacknowledged_final_is_rdma_error(void **state)
+{
+  struct fixture *f = *state; /* faultSkipFinal 1 */
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 5000);
+  assert_int_not_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops, &q).opError,
+                       hipObjSuccess);
+  req_end(&q);
+  assert_int_equal(q.done_status, hipObjServerRdmaError);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.finalFailed, 1);
+  assert_int_equal(s.failed, 1);
+  assert_int_equal(s.completed, 0);
+  /* only the next one: the one after succeeds */
+  req_init(&q, f, hipObjServerOpGet, 5000);
+  assert_int_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  req_end(&q);
+  assert_int_equal(q.done_status, hipObjServerSuccess);
+}
+
 /* ---- completion ------------------------------------------------------------------ */
 
 static void completion_by_poll(void **state)
@@ -867,6 +889,13 @@ static int setup_one_transfer(void **state)
   return setup_with(state, &c);
 }
 
+static int setup_skip_final(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.faultSkipFinal = 1;
+  return setup_with(state, &c);
+}
+
 static int setup_quick(void **state)
 {
   hipObjServerConfig_t c = config();
@@ -895,6 +924,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(failed_commit_is_never_success, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(registered_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(unacknowledged_final_is_rdma_error,
+                                      setup_skip_final, teardown),
       cmocka_unit_test_setup_teardown(completion_by_poll, setup, teardown),
       cmocka_unit_test_setup_teardown(completion_by_callback_without_handle,
                                       setup, teardown),
