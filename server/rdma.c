@@ -1,92 +1,96 @@
 /* SPDX-License-Identifier: MIT */
+/* The test server on the public server library: nothing here but
+ * include/hipobj_server.h (and the server's own headers). */
 #include "rdma.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/thread_safety.h"
-#include "engine.h"
 #include "auth/hash.h"
-#include "platform/platform.h"
+#include "hipobj_server.h"
 
-/* One transfer handed to the engine. Every context is on the list until the
- * engine is done with it, so none is freed while the engine may still call
- * it, and none outlives hs_rdma_close. */
+/* One transfer handed to the library, freed by its done callback (or at
+ * once when it does not start). */
 struct xfer {
   struct hs_rdma *r;
-  int op;
   struct hs_reader *reader; /* GET */
   uint64_t offset;
-  struct hs_writer *writer; /* PUT */
+  struct hs_writer *writer; /* PUT, until committed */
   bool has_md5;
   uint8_t md5[HS_MD5_LEN];
   struct hs_digest *sha;   /* when x-amz-content-sha256 is a digest */
   uint8_t sha_expected[HS_SHA256_LEN];
   struct hs_cksum cksum;   /* when x-amz-checksum-* is given */
   uint64_t size;
-  bool finished;
-  struct xfer *prev, *next;
 };
 
 struct hs_rdma {
-  struct ho_engine *engine;
+  hipObjServer_t *srv;
   struct hs_stats *stats;
   char nic[64];
-  ho_mutex lock;
-  struct xfer *live HO_GUARDED_BY(lock);
 };
 
-static const char *err_name(hipObjOpError_t e)
+static hipObjServerConfig_t lib_config(const struct hs_config *cfg,
+                                       const char **nic)
 {
-  switch (e) {
-  case hipObjNicNotFound: return "no such RDMA device, or no active port";
-  case hipObjRdmaError: return "the device could not be set up";
-  case hipObjNotSupported: return "not supported";
-  case hipObjInvalidValue: return "invalid value";
-  default: return "internal error";
+  hipObjServerConfig_t c;
+  memset(&c, 0, sizeof c);
+  c.size = sizeof c;
+  if (cfg->nic) {
+    *nic = cfg->nic;
+    c.nics = nic;
+    c.nicCount = 1;
   }
+  c.maxTransfers = cfg->rdma_qps;
+  c.maxConnections = cfg->rdma_max_connections;
+  c.idleTimeoutMs = cfg->rdma_idle_timeout_ms;
+  c.readyTimeoutMs = cfg->rdma_timeout_ms;
+  c.rdmaTimeoutMs = cfg->rdma_timeout_ms;
+  c.depth = cfg->rdma_depth;
+  c.chunkSize = cfg->rdma_chunk_size;
+  c.faultSkipFinal = cfg->fault_skip_final;
+  return c;
 }
 
-enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
-                            const struct hs_config *cfg,
-                            struct hs_stats *stats, struct hs_rdma **out,
-                            struct hs_buf *why)
+static const char *why_not(hipObjServerStatus_t st, bool named)
+{
+  if (st != hipObjServerNoDevice)
+    return hipObjServerStatusString(st);
+  return named ? "no such RDMA device, or no active port, or no "
+                 "libibverbs.so.1"
+               : "no RDMA device with an active port (or no libibverbs.so.1)";
+}
+
+enum hs_err hs_rdma_open_with(hs_rdma_opener open, const void *ctx,
+                              const struct hs_config *cfg,
+                              struct hs_stats *stats, struct hs_rdma **out,
+                              struct hs_buf *why)
 {
   *out = NULL;
-  if (!plat->verbs) {
-    hs_buf_puts(why, "libibverbs.so.1 is not installed");
-    return cfg->nic ? HS_ERR_IO : HS_OK;
-  }
   struct hs_rdma *r = calloc(1, sizeof *r);
   if (!r)
     return HS_ERR_NOMEM;
-  struct ho_engine_config ec = {.nic = cfg->nic,
-                                .qps = cfg->rdma_qps,
-                                .chunk_size = cfg->rdma_chunk_size,
-                                .depth = cfg->rdma_depth,
-                                .max_connections = cfg->rdma_max_connections,
-                                .idle_timeout_ms = cfg->rdma_idle_timeout_ms,
-                                .ready_timeout_ms = cfg->rdma_timeout_ms,
-                                .rdma_timeout_ms = cfg->rdma_timeout_ms,
-                                .fault_skip_final = cfg->fault_skip_final};
-  hipObjOpError_t e = ho_engine_create(plat, &ec, &r->engine);
-  if (e != hipObjSuccess) {
+  const char *nic = NULL;
+  hipObjServerConfig_t c = lib_config(cfg, &nic);
+  hipObjServerStatus_t st = open(ctx, &c, &r->srv);
+  if (st != hipObjServerSuccess) {
     free(r);
-    if (cfg->nic) {
-      hs_buf_puts(why, err_name(e));
-      return HS_ERR_IO;
-    }
-    hs_buf_puts(why, e == hipObjNicNotFound
-                         ? "no RDMA device with an active port"
-                         : err_name(e));
-    return HS_OK;
+    hs_buf_puts(why, why_not(st, cfg->nic != NULL));
+    return cfg->nic ? HS_ERR_IO : HS_OK;
   }
   r->stats = stats;
-  ho_mutex_init(&r->lock);
-  snprintf(r->nic, sizeof r->nic, "%s", ho_engine_device_name(r->engine));
+  snprintf(r->nic, sizeof r->nic, "%s", hipObjServerNicName(r->srv, 0));
   *out = r;
   return HS_OK;
+}
+
+static hipObjServerStatus_t open_system(const void *ctx,
+                                        const hipObjServerConfig_t *cfg,
+                                        hipObjServer_t **out)
+{
+  (void)ctx;
+  return hipObjServerOpen(cfg, out);
 }
 
 enum hs_err hs_rdma_open(const struct hs_config *cfg, struct hs_stats *stats,
@@ -97,38 +101,14 @@ enum hs_err hs_rdma_open(const struct hs_config *cfg, struct hs_stats *stats,
     hs_buf_puts(why, "disabled by --no-rdma");
     return HS_OK;
   }
-  const struct ho_platform *plat;
-  if (ho_platform_system("none", &plat) != hipObjSuccess) {
-    hs_buf_puts(why, "the RDMA platform could not be set up");
-    return cfg->nic ? HS_ERR_IO : HS_OK;
-  }
-  return hs_rdma_open_on(plat, cfg, stats, out, why);
-}
-
-static void xfer_free(struct xfer *x)
-{
-  hs_reader_close(x->reader);
-  hs_writer_abort(x->writer);
-  hs_digest_free(x->sha);
-  hs_cksum_free(&x->cksum);
-  free(x);
+  return hs_rdma_open_with(open_system, NULL, cfg, stats, out, why);
 }
 
 void hs_rdma_close(struct hs_rdma *r)
 {
   if (!r)
     return;
-  ho_engine_destroy(r->engine); /* waits for every transfer to end */
-  ho_mutex_lock(&r->lock);
-  struct xfer *x = r->live;
-  r->live = NULL;
-  ho_mutex_unlock(&r->lock);
-  while (x) {
-    struct xfer *next = x->next;
-    xfer_free(x);
-    x = next;
-  }
-  ho_mutex_destroy(&r->lock);
+  hipObjServerClose(r->srv); /* waits for every transfer to end */
   free(r);
 }
 
@@ -136,8 +116,10 @@ const char *hs_rdma_nic(const struct hs_rdma *r) { return r->nic; }
 
 void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
 {
-  struct ho_engine_stats s;
-  ho_engine_get_stats(r->engine, &s);
+  hipObjServerStats_t s;
+  memset(&s, 0, sizeof s);
+  s.size = sizeof s;
+  hipObjServerGetStats(r->srv, &s);
   uint64_t transfers = s.completed + s.failed;
   hs_buf_printf(
       out,
@@ -146,15 +128,15 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       "\"evicted\":%llu,\"stale\":%llu,\"one_shot\":%llu},"
       "\"final_failed\":%llu,\"ready_reclaimed\":%llu,"
       "\"qp_transitions\":%llu}",
-      (unsigned long long)transfers, (unsigned long long)s.conn_made,
-      (unsigned long long)s.conn_reused, s.conn_live, s.conn_idle,
-      (unsigned long long)s.retired_failure, (unsigned long long)s.retired_idle,
-      (unsigned long long)s.retired_evicted, (unsigned long long)s.retired_stale,
-      (unsigned long long)s.retired_one_shot, (unsigned long long)s.final_failed,
-      (unsigned long long)s.ready_reclaimed, (unsigned long long)s.qp_transitions);
+      (unsigned long long)transfers, (unsigned long long)s.connMade,
+      (unsigned long long)s.connReused, s.connLive, s.connIdle,
+      (unsigned long long)s.retiredFailure, (unsigned long long)s.retiredIdle,
+      (unsigned long long)s.retiredEvicted, (unsigned long long)s.retiredStale,
+      (unsigned long long)s.retiredOneShot, (unsigned long long)s.finalFailed,
+      (unsigned long long)s.readyReclaimed, (unsigned long long)s.qpTransitions);
 }
 
-/* ---- the engine's callbacks, on its thread ------------------------------ */
+/* ---- the library's callbacks, on its threads ----------------------------- */
 
 static int io_read(void *ctx, uint64_t off, void *buf, size_t n)
 {
@@ -198,87 +180,76 @@ static bool payload_matches(struct xfer *x)
   return ok;
 }
 
-static void unlink_xfer(struct hs_rdma *r, struct xfer *x)
-{
-  ho_mutex_lock(&r->lock);
-  if (x->prev)
-    x->prev->next = x->next;
-  else
-    r->live = x->next;
-  if (x->next)
-    x->next->prev = x->prev;
-  ho_mutex_unlock(&r->lock);
-}
-
-static int io_finish(void *ctx, int status, uint64_t bytes)
+/* Every byte arrived: commit before the client is told. */
+static int io_commit(void *ctx, uint64_t bytes)
 {
   struct xfer *x = ctx;
-  struct hs_stats *st = x->r->stats;
-  if (x->finished) {
-    /* A second call for the same transfer: free it now. */
-    unlink_xfer(x->r, x);
-    xfer_free(x);
+  struct hs_writer *w = x->writer;
+  x->writer = NULL;
+  if (!w || bytes != x->size || hs_writer_size(w) != bytes ||
+      !payload_matches(x)) {
+    hs_writer_abort(w);
     return -1;
   }
-  x->finished = true;
-  int rc = 0;
-  if (x->op == HIPOBJ_RDMA_OP_PUT) {
-    struct hs_writer *w = x->writer;
-    x->writer = NULL;
-    if (status == HO_FINAL_OK && bytes == x->size &&
-        hs_writer_size(w) == bytes && payload_matches(x))
-      rc = hs_writer_commit(w, x->has_md5 ? x->md5 : NULL, NULL) ? -1 : 0;
-    else {
-      hs_writer_abort(w);
-      rc = -1;
-    }
-  }
-  bool ok = status == HO_FINAL_OK && rc == 0;
-  if (ok) {
-    hs_stat_add(&st->rdma_completed, 1);
-    hs_stat_add(x->op == HIPOBJ_RDMA_OP_GET ? &st->rdma_bytes_out
-                                            : &st->rdma_bytes_in,
-                bytes);
-  } else {
-    hs_stat_add(&st->rdma_failures, 1);
-  }
-  /* A PUT whose commit failed may be finished twice by the engine (the
-   * commit's failure turns into a store-error final): keep the context
-   * until then, or until hs_rdma_close. */
-  if (x->op == HIPOBJ_RDMA_OP_PUT && status == HO_FINAL_OK && rc != 0)
-    return rc;
-  unlink_xfer(x->r, x);
-  xfer_free(x);
-  return rc;
+  return hs_writer_commit(w, x->has_md5 ? x->md5 : NULL, NULL) ? -1 : 0;
 }
 
-static enum hs_rdma_start start(struct hs_rdma *r, struct xfer *x,
+static void xfer_free(struct xfer *x)
+{
+  hs_reader_close(x->reader);
+  hs_writer_abort(x->writer); /* NULL once committed */
+  hs_digest_free(x->sha);
+  hs_cksum_free(&x->cksum);
+  free(x);
+}
+
+static void on_done(hipObjServerTransfer_t *t, hipObjServerStatus_t st,
+                    uint64_t bytes, void *arg)
+{
+  (void)t;
+  struct xfer *x = arg;
+  struct hs_stats *s = x->r->stats;
+  if (st == hipObjServerSuccess) {
+    hs_stat_add(&s->rdma_completed, 1);
+    hs_stat_add(x->reader ? &s->rdma_bytes_out : &s->rdma_bytes_in, bytes);
+  } else {
+    hs_stat_add(&s->rdma_failures, 1);
+  }
+  xfer_free(x);
+}
+
+static enum hs_rdma_start start(struct hs_rdma *r, struct xfer *x, int op,
                                 const char *token,
                                 char reply[HS_RDMA_REPLY_MAX])
 {
-  x->r = r;
-  ho_mutex_lock(&r->lock);
-  x->next = r->live;
-  if (r->live)
-    r->live->prev = x;
-  r->live = x;
-  ho_mutex_unlock(&r->lock);
-  struct ho_engine_io io = {.read = io_read,
-                            .write = io_write,
-                            .finish = io_finish,
-                            .ctx = x};
-  char rep[HO_ENGINE_REPLY_MAX];
-  enum ho_engine_start_result res = ho_engine_start(
-      r->engine, token, strlen(token), x->op, x->size, &io, rep);
-  if (res == HO_ENGINE_STARTED) {
-    snprintf(reply, HS_RDMA_REPLY_MAX, "%s", rep);
-    return HS_RDMA_STARTED;
+  hipObjServerRequest_t req;
+  memset(&req, 0, sizeof req);
+  req.size = sizeof req;
+  req.op = (uint32_t)op;
+  req.token = token;
+  req.tokenLength = strlen(token);
+  req.length = x->size;
+  if (op == hipObjServerOpGet) {
+    req.read = io_read;
+  } else {
+    req.write = io_write;
+    req.commit = io_commit;
   }
-  unlink_xfer(r, x);
+  req.ioArg = x;
+  req.done = on_done;
+  req.doneArg = x;
+  x->r = r;
+  hipObjServerReply_t rep;
+  hipObjServerStatus_t st = hipObjServerStart(r->srv, &req, &rep, NULL);
+  if (st == hipObjServerSuccess) {
+    snprintf(reply, HS_RDMA_REPLY_MAX, "%s", rep.rdmaReply);
+    return HS_RDMA_STARTED; /* x belongs to on_done now */
+  }
   xfer_free(x);
-  switch (res) {
-  case HO_ENGINE_BAD_TOKEN: return HS_RDMA_BAD_TOKEN;
-  case HO_ENGINE_BUSY: return HS_RDMA_BUSY;
+  switch (st) {
+  case hipObjServerBadToken: return HS_RDMA_BAD_TOKEN;
+  case hipObjServerBusy:
+  case hipObjServerNoMemory: return HS_RDMA_BUSY;
   default: return HS_RDMA_DECLINED;
   }
 }
@@ -292,11 +263,10 @@ enum hs_rdma_start hs_rdma_get(struct hs_rdma *r, const char *token,
     hs_reader_close(reader);
     return HS_RDMA_BUSY;
   }
-  x->op = HIPOBJ_RDMA_OP_GET;
   x->reader = reader;
   x->offset = offset;
   x->size = length;
-  return start(r, x, token, reply);
+  return start(r, x, hipObjServerOpGet, token, reply);
 }
 
 enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
@@ -319,7 +289,6 @@ enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
       hs_cksum_free(checks->cksum);
     return HS_RDMA_BUSY;
   }
-  x->op = HIPOBJ_RDMA_OP_PUT;
   x->writer = w;
   x->size = size;
   if (checks->sha256)
@@ -328,5 +297,5 @@ enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
     x->has_md5 = true;
     memcpy(x->md5, checks->content_md5, HS_MD5_LEN);
   }
-  return start(r, x, token, reply);
+  return start(r, x, hipObjServerOpPut, token, reply);
 }

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* The server's side of the RDMA path, between the S3 layer and the protocol
- * engine (engine/, docs/protocol.md): opening the engine (or finding that
- * RDMA is not available here), and starting transfers whose payload comes
- * from a store reader (GET) or goes to a store writer (PUT, UploadPart).
+/* The server's side of the RDMA path, between the S3 layer and the public
+ * server library (include/hipobj_server.h, docs/protocol.md), and its only
+ * user here: opening the library (or finding that RDMA is not available),
+ * and starting transfers whose payload comes from a store reader (GET) or
+ * goes to a store writer (PUT, UploadPart) through the library's read and
+ * write callbacks.
  *
  * A transfer answers first: hs_rdma_get/put return the reply header value
- * at once, and the bytes move on the engine's thread once the client's
+ * at once, and the bytes move on the library's thread once the client's
  * ready message arrives. A PUT's object is committed (visible) only when
- * every byte has arrived; otherwise it is aborted. */
+ * every byte has arrived, before the client is told; otherwise it is
+ * aborted. */
 #ifndef HS_RDMA_H
 #define HS_RDMA_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "hipobj_server.h"
 
 #include "auth/checksum.h"
 #include "buf.h"
@@ -24,6 +29,12 @@
 struct hs_rdma;
 struct ho_platform;
 
+/* How the server library is opened: hipObjServerOpen(), or in the tests a
+ * server on the simulated fabric (ctx: what the opener needs). */
+typedef hipObjServerStatus_t (*hs_rdma_opener)(const void *ctx,
+                                               const hipObjServerConfig_t *cfg,
+                                               hipObjServer_t **out);
+
 /* "200:" and 88 hex digits, NUL */
 #define HS_RDMA_REPLY_MAX 96
 
@@ -34,7 +45,13 @@ struct ho_platform;
  * reason in why) only when --nic names a device that cannot be used. */
 enum hs_err hs_rdma_open(const struct hs_config *cfg, struct hs_stats *stats,
                          struct hs_rdma **out, struct hs_buf *why);
-/* The same on a given platform (the tests' simulated fabric). */
+/* The same with another opener. */
+enum hs_err hs_rdma_open_with(hs_rdma_opener open, const void *ctx,
+                              const struct hs_config *cfg,
+                              struct hs_stats *stats, struct hs_rdma **out,
+                              struct hs_buf *why);
+/* The same on a given platform (the tests' simulated fabric): defined by
+ * the tests (tests/rdma_on.c), on the library's internal constructor. */
 enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
                             const struct hs_config *cfg,
                             struct hs_stats *stats, struct hs_rdma **out,
@@ -44,7 +61,7 @@ enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
 void hs_rdma_close(struct hs_rdma *r);
 const char *hs_rdma_nic(const struct hs_rdma *r);
 
-/* The engine's connection counters as a JSON object (the "connections"
+/* The library's connection counters as a JSON object (the "connections"
  * member of /_hipobj/stats). */
 void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out);
 

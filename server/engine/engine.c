@@ -57,6 +57,7 @@ struct worker {
   int op;
   uint64_t size, cookie;
   struct ho_engine_io io;
+  struct ho_engine_xfer_opts xo;
   struct ho_msg ready;
   bool finished; /* io.finish was called */
   /* While waiting for ready (awaiting, since: under the engine's mu): a
@@ -418,6 +419,43 @@ const char *ho_engine_device_name(const struct ho_engine *e)
   return e->dev->name;
 }
 
+hipObjOpError_t ho_engine_reg(struct ho_engine *e, void *addr, size_t len,
+                              void **mr, uint32_t *lkey)
+{
+  struct ibv_mr *m = e->dev->v->reg_mr(e->dev->pd, addr, len,
+                                       IBV_ACCESS_LOCAL_WRITE);
+  if (!m)
+    return hipObjRdmaError;
+  *mr = m;
+  *lkey = m->lkey;
+  return hipObjSuccess;
+}
+
+int ho_engine_dereg(struct ho_engine *e, void *mr)
+{
+  return e->dev->v->dereg_mr(mr);
+}
+
+bool ho_engine_holds(struct ho_engine *e, const char *token, size_t token_len)
+{
+  struct ho_token t;
+  if (!ho_token_decode(token, token_len, &t) || ho_token_tag(&t) == 0)
+    return false;
+  ho_mutex_lock(&e->mu);
+  struct sconn *sc = find_keyed(e, t.gid, ho_token_qpn(&t));
+  bool ours = sc && ho_token_tag(&t) == ho_conn_tag(sc->id);
+  ho_mutex_unlock(&e->mu);
+  return ours;
+}
+
+unsigned ho_engine_running(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  unsigned n = e->running;
+  ho_mutex_unlock(&e->mu);
+  return n;
+}
+
 static uint64_t random64(void)
 {
   uint64_t c = 0;
@@ -470,8 +508,11 @@ static hipObjOpError_t wait_completion(struct worker *w, struct ibv_wc *wc)
 static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
                                   size_t n)
 {
-  uint8_t *buf = w->chunks + (size_t)idx * w->e->cfg.chunk_size;
-  struct ibv_sge sge = {(uintptr_t)buf, (uint32_t)n, w->chunks_mr->lkey};
+  bool direct = w->xo.base != NULL;
+  uint8_t *buf = direct ? w->xo.base + off
+                        : w->chunks + (size_t)idx * w->e->cfg.chunk_size;
+  struct ibv_sge sge = {(uintptr_t)buf, (uint32_t)n,
+                        direct ? w->xo.lkey : w->chunks_mr->lkey};
   struct ibv_send_wr wr = {
       .wr_id = WRID_CHUNK | idx,
       .sg_list = &sge,
@@ -481,7 +522,8 @@ static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
       .wr = {.rdma = {.remote_addr = w->client.addr + off, .rkey = w->client.rkey}},
   };
   struct ibv_send_wr *bad = NULL;
-  if (w->op == HIPOBJ_RDMA_OP_GET && w->io.read(w->io.ctx, off, buf, n) != 0)
+  if (w->op == HIPOBJ_RDMA_OP_GET && !direct &&
+      w->io.read(w->io.ctx, off, buf, n) != 0)
     return hipObjInternalError;
   return w->e->dev->v->post_send(w->sc->conn->qp, &wr, &bad) == 0
              ? hipObjSuccess
@@ -492,6 +534,11 @@ struct chunk_state {
   uint64_t off[32];
   size_t len[32];
 };
+
+static bool cancelled(const struct worker *w)
+{
+  return w->xo.cancel && atomic_load(w->xo.cancel);
+}
 
 static void note_reads_in_flight(struct worker *w, unsigned n)
 {
@@ -621,6 +668,8 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
   *moved = 0;
   while (*moved < w->size) {
     while (inflight < depth && next < w->size) {
+      if (cancelled(w))
+        return HO_FINAL_STORE_ERROR; /* the chunks in flight die with the QP */
       unsigned idx = (head + inflight) % depth;
       size_t n = w->size - next < chunk ? (size_t)(w->size - next) : chunk;
       hipObjOpError_t err = post_chunk(w, idx, next, n);
@@ -640,7 +689,7 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
     unsigned idx = (unsigned)(wc.wr_id & 0xffff);
     if ((wc.wr_id & ~0xffffull) != WRID_CHUNK || idx != head)
       return HO_FINAL_RDMA_ERROR;
-    if (!get && w->io.write(w->io.ctx, cs.off[idx],
+    if (!get && !w->xo.base && w->io.write(w->io.ctx, cs.off[idx],
                             w->chunks + (size_t)idx * chunk, cs.len[idx]) != 0)
       return HO_FINAL_STORE_ERROR;
     *moved += cs.len[idx];
@@ -700,6 +749,8 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
     status = HO_FINAL_BAD_COOKIE;
   else if (!ready_matches(w))
     status = HO_FINAL_BAD_REQUEST;
+  else if (cancelled(w))
+    status = HO_FINAL_STORE_ERROR;
   if (status == HO_FINAL_OK)
     status = move_payload(w, moved, &fs);
   /* The payload moved: finish before final is acknowledged (a PUT commits
@@ -734,8 +785,7 @@ static void release_worker(struct ho_engine *e, struct worker *w)
 }
 
 /* After the transfer: keep the connection for the client's next token, or
- * retire it. The worker is released last: once it is, the engine may be
- * destroyed. */
+ * retire it. */
 static void end_transfer(struct worker *w, bool ok)
 {
   struct ho_engine *e = w->e;
@@ -752,9 +802,6 @@ static void end_transfer(struct worker *w, bool ok)
   }
   ho_mutex_unlock(&e->mu);
   retire(e, v);
-  ho_mutex_lock(&e->mu);
-  release_worker(e, w);
-  ho_mutex_unlock(&e->mu);
 }
 
 static void run_one(struct worker *w)
@@ -766,6 +813,15 @@ static void run_one(struct worker *w)
     w->io.finish(w->io.ctx, status, moved);
   account(w, status, timed_out, final_ok, moved);
   end_transfer(w, status == HO_FINAL_OK && final_ok);
+  if (w->xo.done) {
+    struct ho_engine_outcome o = {status, moved, timed_out, final_ok,
+                                  cancelled(w)};
+    w->xo.done(w->io.ctx, &o);
+  }
+  /* Released last: once it is, the engine may be destroyed. */
+  ho_mutex_lock(&w->e->mu);
+  release_worker(w->e, w);
+  ho_mutex_unlock(&w->e->mu);
 }
 
 /* A worker's thread: one transfer each time ho_engine_start() says go, no
@@ -966,6 +1022,14 @@ enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
                                             const struct ho_engine_io *io,
                                             char reply[HO_ENGINE_REPLY_MAX])
 {
+  return ho_engine_start_ex(e, token, token_len, op, size, io, NULL, reply);
+}
+
+enum ho_engine_start_result ho_engine_start_ex(
+    struct ho_engine *e, const char *token, size_t token_len, int op,
+    uint64_t size, const struct ho_engine_io *io,
+    const struct ho_engine_xfer_opts *opts, char reply[HO_ENGINE_REPLY_MAX])
+{
   struct ho_token client;
   struct plan p = {0};
   if (!ho_token_decode(token, token_len, &client))
@@ -987,6 +1051,7 @@ enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
   w->op = op;
   w->size = size;
   w->io = *io;
+  w->xo = opts ? *opts : (struct ho_engine_xfer_opts){0};
   w->cookie = new_cookie();
   memset(&w->ready, 0, sizeof w->ready);
   w->finished = false;

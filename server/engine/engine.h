@@ -85,7 +85,35 @@ struct ho_engine_stats {
   unsigned conn_live, conn_idle;
 };
 
+/* How a transfer ended, for ho_engine_xfer_opts.done. */
+struct ho_engine_outcome {
+  int status;          /* HO_FINAL_* the engine sent (or would have) */
+  uint64_t bytes;      /* payload bytes moved */
+  bool timed_out;      /* the client's ready never came */
+  bool final_ok;       /* the final message was acknowledged */
+  bool cancelled;      /* stopped by opts.cancel */
+};
+
 struct ho_engine;
+
+/* What a transfer started with ho_engine_start_ex() may add to io. */
+struct ho_engine_xfer_opts {
+  /* Registered memory holding the payload: byte `off` of the transfer is at
+   * base + off, in a region registered with ho_engine_reg() (lkey). Chunks
+   * move straight between it and the client, and io.read and io.write are
+   * not called (they may be NULL). base NULL: through the engine's chunk
+   * buffers and io.read/io.write. */
+  uint8_t *base;
+  uint32_t lkey;
+  /* Read by the engine's thread: once set, the transfer stops before its
+   * next chunk (or as soon as ready arrives) and ends with a store-error
+   * final. NULL: not cancellable. */
+  const _Atomic bool *cancel;
+  /* Once, on the engine's thread, after io.finish, with the outcome known
+   * and the connection kept or retired; the transfer's slot is freed after
+   * it returns. NULL: none. */
+  void (*done)(void *ctx, const struct ho_engine_outcome *o);
+};
 
 hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
                                  const struct ho_engine_config *cfg,
@@ -102,6 +130,27 @@ enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
                                             int op, uint64_t size,
                                             const struct ho_engine_io *io,
                                             char reply[HO_ENGINE_REPLY_MAX]);
+
+/* The same, with the options above (opts NULL: as ho_engine_start). */
+enum ho_engine_start_result ho_engine_start_ex(
+    struct ho_engine *e, const char *token, size_t token_len, int op,
+    uint64_t size, const struct ho_engine_io *io,
+    const struct ho_engine_xfer_opts *opts, char reply[HO_ENGINE_REPLY_MAX]);
+
+/* Registers [addr, addr + len) with the engine's device for local access
+ * (the source or sink of ho_engine_xfer_opts.base). *mr is the handle for
+ * ho_engine_dereg(), *lkey the key to pass in the options. */
+hipObjOpError_t ho_engine_reg(struct ho_engine *e, void *addr, size_t len,
+                              void **mr, uint32_t *lkey);
+/* 0 on success. */
+int ho_engine_dereg(struct ho_engine *e, void *mr);
+
+/* Whether the token proposes a connection this engine keeps (so that it,
+ * and no other engine of the process, should serve it). A malformed token
+ * is not ours. */
+bool ho_engine_holds(struct ho_engine *e, const char *token, size_t token_len);
+/* Transfers running now. */
+unsigned ho_engine_running(struct ho_engine *e);
 
 void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out);
 const char *ho_engine_device_name(const struct ho_engine *e);

@@ -1,0 +1,943 @@
+/* SPDX-License-Identifier: MIT */
+/* The public server library (include/hipobj_server.h) on the simulated RC
+ * fabric: the real client library sends its tokens to hipObjServerStart()
+ * from its hipObjOps_t callbacks, as an S3 server's request path would,
+ * and reads back the reply the server library gave.
+ *
+ * Checked: argument errors of every function; the three refusals and the
+ * answers they give (400 without a reply, 501 "501", 503 "503"); GET and
+ * PUT through callbacks and through registered memory (the caller's and
+ * allocated), byte for byte, with the server NIC's counters showing RDMA
+ * moved them; a failed commit never reported as success, nor a transfer
+ * whose final the client never got (faultSkipFinal); completion by
+ * poll, by wait and by callback, with and without a handle; cancellation
+ * before ready and between chunks; the ready timeout; close waiting for
+ * a running transfer and its callback; the limits
+ * (transfers, idle connections); the statistics and their size-first
+ * copy; several NICs, with a client's next transfer routed to the NIC
+ * that keeps its connection. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "fakes/fake_verbs.h"
+#include "fakes/world.h"
+#include "hipobj.h"
+#include "hipobj_server.h"
+#include "rdma/token.h"
+#include "server_internal.h"
+
+#define BUF_SIZE (1u << 20)
+#define CHUNK (64u << 10)
+
+struct fixture {
+  struct world w;
+  hipObjServer_t *srv;
+  uint8_t *buf;     /* the client's registered buffer */
+  uint8_t *object;  /* the server's object */
+  uint8_t *sink;    /* where PUTs land */
+};
+
+static void fill(uint8_t *p, size_t n, uint32_t seed)
+{
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t)((i * 2654435761u + seed) >> 13);
+}
+
+static void sleep_ms(unsigned ms)
+{
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static hipObjServerConfig_t config(void)
+{
+  static const char *const srv_nic[] = {WORLD_SERVER_NIC};
+  hipObjServerConfig_t c;
+  memset(&c, 0, sizeof c);
+  c.size = sizeof c;
+  c.nics = srv_nic;
+  c.nicCount = 1;
+  c.chunkSize = CHUNK;
+  c.readyTimeoutMs = 1000;
+  return c;
+}
+
+static int setup_with(void **state, const hipObjServerConfig_t *c)
+{
+  struct fixture *f = calloc(1, sizeof *f);
+  if (!f || world_create(&f->w, NULL) != 0)
+    return -1;
+  if (world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
+    return -1;
+  if (ho_server_open_on(&f->w.plat, c, &f->srv) != hipObjServerSuccess)
+    return -1;
+  f->buf = aligned_alloc(4096, BUF_SIZE);
+  f->object = malloc(BUF_SIZE);
+  f->sink = calloc(1, BUF_SIZE);
+  if (!f->buf || !f->object || !f->sink)
+    return -1;
+  fill(f->object, BUF_SIZE, 3);
+  memset(f->buf, 0xee, BUF_SIZE);
+  if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static int setup(void **state)
+{
+  hipObjServerConfig_t c = config();
+  return setup_with(state, &c);
+}
+
+static int teardown(void **state)
+{
+  struct fixture *f = *state;
+  hipObjBufDeregister(f->buf);
+  hipObjShutdown();
+  hipObjServerClose(f->srv);
+  world_destroy(&f->w);
+  free(f->buf);
+  free(f->object);
+  free(f->sink);
+  free(f);
+  return 0;
+}
+
+/* ---- the S3 server's side of one request --------------------------------- */
+
+struct req {
+  struct fixture *f;
+  hipObjServerRequest_t r;
+  hipObjServerStatus_t started;
+  hipObjServerReply_t reply;
+  hipObjServerTransfer_t *xfer;
+  bool want_handle;
+  /* callbacks */
+  unsigned cancel_at_chunk; /* cancel from the read callback (0: never) */
+  unsigned reads, writes, commits;
+  int commit_result;
+  atomic_int done_calls;
+  hipObjServerStatus_t done_status;
+  uint64_t done_bytes;
+};
+
+static int src_read(void *arg, uint64_t off, void *buf, size_t n)
+{
+  struct req *q = arg;
+  q->reads++;
+  if (q->cancel_at_chunk && q->reads == q->cancel_at_chunk)
+    hipObjServerTransferCancel(q->xfer);
+  memcpy(buf, q->f->object + off, n);
+  return 0;
+}
+
+static int sink_write(void *arg, uint64_t off, const void *buf, size_t n)
+{
+  struct req *q = arg;
+  q->writes++;
+  memcpy(q->f->sink + off, buf, n);
+  return 0;
+}
+
+static int sink_commit(void *arg, uint64_t bytes)
+{
+  struct req *q = arg;
+  q->commits++;
+  return q->commit_result;
+}
+
+static void on_done(hipObjServerTransfer_t *x, hipObjServerStatus_t st,
+                    uint64_t bytes, void *arg)
+{
+  struct req *q = arg;
+  q->done_status = st;
+  q->done_bytes = bytes;
+  atomic_fetch_add(&q->done_calls, 1);
+}
+
+static void req_init(struct req *q, struct fixture *f, uint32_t op,
+                     uint64_t length)
+{
+  memset(q, 0, sizeof *q);
+  q->f = f;
+  q->r.size = sizeof q->r;
+  q->r.op = op;
+  q->r.length = length;
+  if (op == hipObjServerOpGet) {
+    q->r.read = src_read;
+  } else {
+    q->r.write = sink_write;
+    q->r.commit = sink_commit;
+  }
+  q->r.ioArg = q;
+  q->r.done = on_done;
+  q->r.doneArg = q;
+  q->want_handle = true;
+}
+
+static hipObjServerStatus_t start_token(struct req *q, const char *token)
+{
+  q->r.token = token;
+  q->r.tokenLength = strlen(token);
+  q->started = hipObjServerStart(q->f->srv, &q->r, &q->reply,
+                                 q->want_handle ? &q->xfer : NULL);
+  return q->started;
+}
+
+static int ops_send(void *ctx, const char *token, size_t len)
+{
+  struct req *q = ctx;
+  (void)len;
+  start_token(q, token);
+  return 0;
+}
+
+static int ops_recv(void *ctx, char *reply, size_t *len)
+{
+  struct req *q = ctx;
+  size_t n = strlen(q->reply.rdmaReply);
+  if (n == 0 || n > *len)
+    return -1; /* 400: no reply header */
+  memcpy(reply, q->reply.rdmaReply, n);
+  *len = n;
+  return 0;
+}
+
+static const hipObjOps_t ops = {ops_send, ops_recv};
+
+static void wait_done(struct req *q)
+{
+  if (q->xfer) {
+    hipObjServerTransferWait(q->xfer, UINT32_MAX, NULL);
+    return;
+  }
+  for (unsigned i = 0; i < 5000 && atomic_load(&q->done_calls) == 0; i++)
+    sleep_ms(1);
+}
+
+static void req_end(struct req *q)
+{
+  wait_done(q);
+  hipObjServerTransferRelease(q->xfer);
+  q->xfer = NULL;
+}
+
+static hipObjServerStats_t stats(struct fixture *f)
+{
+  hipObjServerStats_t s;
+  memset(&s, 0, sizeof s);
+  s.size = sizeof s;
+  assert_int_equal(hipObjServerGetStats(f->srv, &s), hipObjServerSuccess);
+  return s;
+}
+
+/* A token the client library made for [0, n) of its buffer, which the
+ * test completes (or not) itself. */
+static char *app_token(struct fixture *f, int op, size_t n)
+{
+  char *tok = NULL;
+  assert_int_equal(hipObjGetRdmaToken(f->buf, n, op, &tok).opError,
+                   hipObjSuccess);
+  return tok;
+}
+
+/* ---- arguments -------------------------------------------------------------- */
+
+static void open_arguments(void **state)
+{
+  struct fixture *f = *state;
+  hipObjServer_t *s = NULL;
+  hipObjServerConfig_t c = config();
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, NULL),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerOpen(&c, NULL), hipObjServerInvalidValue);
+  c.size = 8;
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &s),
+                   hipObjServerInvalidValue);
+  /* a newer caller's struct: zero tail accepted, anything else refused */
+  struct {
+    hipObjServerConfig_t c;
+    uint64_t newer;
+  } big;
+  memset(&big, 0, sizeof big);
+  big.c = config();
+  big.c.size = sizeof big;
+  big.newer = 1;
+  assert_int_equal(ho_server_open_on(&f->w.plat, &big.c, &s),
+                   hipObjServerNotSupported);
+  static const char *const dup[] = {WORLD_SERVER_NIC, WORLD_SERVER_NIC};
+  for (int i = 0; i < 6; i++) {
+    c = config();
+    switch (i) {
+    case 0: c.depth = 33; break;
+    case 1: c.chunkSize = 100; break;
+    case 2: c.nics = NULL; break;
+    case 3: c.nics = dup; c.nicCount = 2; break;
+    case 4: c.flags = 0x80; break;
+    default: c.reserved = 1; break;
+    }
+    assert_int_equal(ho_server_open_on(&f->w.plat, &c, &s),
+                     hipObjServerInvalidValue);
+  }
+  static const char *const nosuch[] = {"mlx5_99"};
+  c = config();
+  c.nics = nosuch;
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &s), hipObjServerNoDevice);
+  struct ho_platform noverbs = f->w.plat;
+  noverbs.verbs = NULL;
+  c = config();
+  assert_int_equal(ho_server_open_on(&noverbs, &c, &s), hipObjServerNoDevice);
+  assert_null(s); /* never written on failure */
+  hipObjServerClose(NULL);
+  assert_int_equal(hipObjServerNicCount(NULL), 0);
+  assert_null(hipObjServerNicName(f->srv, 1));
+  assert_string_equal(hipObjServerNicName(f->srv, 0), WORLD_SERVER_NIC);
+}
+
+static void start_arguments(void **state)
+{
+  struct fixture *f = *state;
+  struct req q;
+  char tok[] = "00";
+  hipObjServerReply_t rep;
+  hipObjServerTransfer_t *x = NULL;
+  req_init(&q, f, hipObjServerOpGet, 100);
+  q.r.token = tok;
+  q.r.tokenLength = 2;
+  assert_int_equal(hipObjServerStart(NULL, &q.r, &rep, &x),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerStart(f->srv, NULL, &rep, &x),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerStart(f->srv, &q.r, NULL, &x),
+                   hipObjServerInvalidValue);
+  hipObjServerMem_t *mem = NULL;
+  assert_int_equal(hipObjServerAlloc(f->srv, 4096, &mem), hipObjServerSuccess);
+  for (int i = 0; i < 9; i++) {
+    req_init(&q, f, hipObjServerOpGet, 100);
+    q.r.token = tok;
+    q.r.tokenLength = 2;
+    switch (i) {
+    case 0: q.r.size = 16; break;
+    case 1: q.r.length = 0; break;
+    case 2: q.r.op = 7; break;
+    case 3: q.r.mem = mem; break;             /* both mem and read */
+    case 4: q.r.read = NULL; break;           /* neither */
+    case 5: q.r.read = NULL; q.r.write = sink_write; break; /* GET, write */
+    case 6: q.r.read = NULL; q.r.mem = mem; q.r.memOffset = 4000; break;
+    case 7: q.r.commit = sink_commit; break;  /* commit on a GET */
+    default: q.r.token = NULL; break;
+    }
+    assert_int_equal(hipObjServerStart(f->srv, &q.r, &rep, &x),
+                     hipObjServerInvalidValue);
+  }
+  assert_null(x);
+  assert_int_equal(hipObjServerDeregister(mem), hipObjServerSuccess);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.started + s.badTokens + s.declined + s.busy, 0);
+}
+
+static void other_arguments(void **state)
+{
+  struct fixture *f = *state;
+  hipObjServerMem_t *mem = NULL;
+  uint8_t b[16];
+  assert_int_equal(hipObjServerRegister(NULL, b, 16, &mem),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerRegister(f->srv, NULL, 16, &mem),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerRegister(f->srv, b, 0, &mem),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerAlloc(f->srv, 0, &mem), hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerAlloc(f->srv, 16, NULL), hipObjServerInvalidValue);
+  assert_null(mem);
+  assert_int_equal(hipObjServerDeregister(NULL), hipObjServerInvalidValue);
+  assert_null(hipObjServerMemAddress(NULL));
+  assert_int_equal(hipObjServerMemLength(NULL), 0);
+  assert_int_equal(hipObjServerTransferPoll(NULL, NULL), hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerTransferWait(NULL, 0, NULL),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerTransferCancel(NULL), hipObjServerInvalidValue);
+  hipObjServerTransferRelease(NULL);
+  hipObjServerStats_t s;
+  s.size = 4;
+  assert_int_equal(hipObjServerGetStats(f->srv, &s), hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerGetStats(NULL, &s), hipObjServerInvalidValue);
+  uint32_t major = 9;
+  assert_int_equal(hipObjServerGetVersion(&major, NULL, NULL),
+                   hipObjServerSuccess);
+  assert_int_equal(major, HIPOBJ_SERVER_VERSION_MAJOR);
+  for (int i = 0; i <= hipObjServerNotSupported; i++)
+    assert_string_not_equal(hipObjServerStatusString((hipObjServerStatus_t)i),
+                            "?");
+  assert_string_equal(hipObjServerStatusString((hipObjServerStatus_t)99), "?");
+}
+
+/* ---- the refusals ------------------------------------------------------------ */
+
+static void refusals(void **state)
+{
+  struct fixture *f = *state;
+  struct req q;
+  /* malformed: 400 and no reply header */
+  req_init(&q, f, hipObjServerOpGet, 100);
+  assert_int_equal(start_token(&q, "zz"), hipObjServerBadToken);
+  assert_int_equal(q.reply.httpStatus, 400);
+  assert_string_equal(q.reply.rdmaReply, "");
+  assert_null(q.xfer);
+  /* well-formed but not this request's length: 501 "501" */
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  uint64_t len = 0;
+  assert_int_equal(hipObjServerParseToken(tok, strlen(tok), &len),
+                   hipObjServerSuccess);
+  assert_int_equal(len, 4096);
+  assert_int_equal(hipObjServerParseToken(tok, strlen(tok) - 1, &len),
+                   hipObjServerBadToken);
+  assert_int_equal(hipObjServerParseToken("zz", 2, &len), hipObjServerBadToken);
+  assert_int_equal(hipObjServerParseToken(NULL, 0, &len),
+                   hipObjServerInvalidValue);
+  char dc[HO_TOKEN_HEX + 1];
+  memcpy(dc, tok, sizeof dc);
+  dc[0] = '0';
+  dc[1] = '0'; /* transport 0: DC */
+  assert_int_equal(hipObjServerParseToken(dc, HO_TOKEN_HEX, &len),
+                   hipObjServerDeclined);
+  assert_int_equal(len, 4096); /* untouched on failure */
+  req_init(&q, f, hipObjServerOpGet, 4095);
+  assert_int_equal(start_token(&q, tok), hipObjServerDeclined);
+  assert_int_equal(q.reply.httpStatus, 501);
+  assert_string_equal(q.reply.rdmaReply, "501");
+  /* the client, given 501, reports the decline */
+  assert_int_equal(hipObjCompleteRdmaTransfer(tok, "501", 3).opError,
+                   hipObjS3Error);
+  hipObjPutRdmaToken(tok);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.badTokens, 1);
+  assert_int_equal(s.declined, 1);
+  assert_int_equal(s.started, 0);
+  assert_int_equal(atomic_load(&q.done_calls), 0); /* never started */
+}
+
+static void busy_at_max_transfers(void **state)
+{
+  struct fixture *f = *state;
+  struct req a, b;
+  char *ta = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  char *tb = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  req_init(&a, f, hipObjServerOpGet, 4096);
+  req_init(&b, f, hipObjServerOpGet, 4096);
+  assert_int_equal(start_token(&a, ta), hipObjServerSuccess);
+  assert_int_equal(hipObjServerTransferPoll(a.xfer, NULL), hipObjServerPending);
+  assert_int_equal(start_token(&b, tb), hipObjServerBusy);
+  assert_int_equal(b.reply.httpStatus, 503);
+  assert_string_equal(b.reply.rdmaReply, "503");
+  assert_int_equal(stats(f).running, 1);
+  /* the first still completes */
+  assert_int_equal(hipObjCompleteRdmaTransfer(ta, a.reply.rdmaReply,
+                                              strlen(a.reply.rdmaReply))
+                       .opError,
+                   hipObjSuccess);
+  assert_memory_equal(f->buf, f->object, 4096);
+  uint64_t bytes = 0;
+  assert_int_equal(hipObjServerTransferWait(a.xfer, UINT32_MAX, &bytes),
+                   hipObjServerSuccess);
+  assert_int_equal(bytes, 4096);
+  req_end(&a);
+  hipObjPutRdmaToken(ta);
+  hipObjPutRdmaToken(tb);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.busy, 1);
+  assert_int_equal(s.completed, 1);
+}
+
+/* ---- transfers ---------------------------------------------------------------- */
+
+static void get_by_callbacks(void **state)
+{
+  struct fixture *f = *state;
+  static const size_t sizes[] = {1, 4095, CHUNK, CHUNK + 1, 5 * CHUNK + 7};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+    size_t n = sizes[i];
+    struct fake_dev_stats before, after;
+    struct req q;
+    req_init(&q, f, hipObjServerOpGet, n);
+    memset(f->buf, 0xee, BUF_SIZE);
+    fake_device_stats(WORLD_SERVER_NIC, &before);
+    assert_int_equal(hipObjGet(NULL, f->buf, n, 0, &ops, &q).opError,
+                     hipObjSuccess);
+    fake_device_stats(WORLD_SERVER_NIC, &after);
+    assert_int_equal(q.started, hipObjServerSuccess);
+    assert_int_equal(q.reply.httpStatus, 0);
+    assert_int_equal(q.reply.bytesTransferred, n);
+    assert_memory_equal(f->buf, f->object, n);
+    assert_int_equal(f->buf[n], 0xee);
+    assert_int_equal(after.bytes_written - before.bytes_written, n);
+    req_end(&q);
+    assert_int_equal(atomic_load(&q.done_calls), 1);
+    assert_int_equal(q.done_status, hipObjServerSuccess);
+    assert_int_equal(q.done_bytes, n);
+    assert_int_equal(q.reads, (n + CHUNK - 1) / CHUNK);
+  }
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.completed, 5);
+  assert_int_equal(s.bytesWritten, 1 + 4095 + CHUNK + CHUNK + 1 + 5 * CHUNK + 7);
+}
+
+static void put_by_callbacks(void **state)
+{
+  struct fixture *f = *state;
+  size_t n = 3 * CHUNK + 5;
+  struct fake_dev_stats before, after;
+  struct req q;
+  fill(f->buf, n, 11);
+  req_init(&q, f, hipObjServerOpPut, n);
+  fake_device_stats(WORLD_SERVER_NIC, &before);
+  assert_int_equal(hipObjPut(NULL, f->buf, n, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  fake_device_stats(WORLD_SERVER_NIC, &after);
+  assert_memory_equal(f->sink, f->buf, n);
+  assert_int_equal(after.bytes_read - before.bytes_read, n);
+  req_end(&q);
+  assert_int_equal(q.commits, 1);
+  assert_int_equal(q.writes, 4);
+  assert_int_equal(q.done_status, hipObjServerSuccess);
+  assert_int_equal(stats(f).bytesRead, n);
+}
+
+static void failed_commit_is_never_success(void **state)
+{
+  struct fixture *f = *state;
+  struct req q;
+  req_init(&q, f, hipObjServerOpPut, 1000);
+  q.commit_result = 1;
+  assert_int_not_equal(hipObjPut(NULL, f->buf, 1000, 0, &ops, &q).opError,
+                       hipObjSuccess);
+  req_end(&q);
+  assert_int_equal(q.commits, 1);
+  assert_int_equal(q.done_status, hipObjServerIoError);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.failed, 1);
+  assert_int_equal(s.completed, 0);
+}
+
+static void registered_memory(void **state)
+{
+  struct fixture *f = *state;
+  hipObjServerMem_t *pool = NULL, *mine = NULL;
+  /* GET from an allocated pool, at an offset */
+  assert_int_equal(hipObjServerAlloc(f->srv, 4 * CHUNK, &pool),
+                   hipObjServerSuccess);
+  uint8_t *p = hipObjServerMemAddress(pool);
+  assert_non_null(p);
+  assert_int_equal(hipObjServerMemLength(pool), 4 * CHUNK);
+  fill(p, 4 * CHUNK, 21);
+  struct req q;
+  size_t n = 2 * CHUNK + 3;
+  req_init(&q, f, hipObjServerOpGet, n);
+  q.r.read = NULL;
+  q.r.mem = pool;
+  q.r.memOffset = 100;
+  assert_int_equal(hipObjGet(NULL, f->buf, n, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  assert_memory_equal(f->buf, p + 100, n);
+  req_end(&q);
+  assert_int_equal(q.done_status, hipObjServerSuccess);
+  /* PUT into the caller's memory */
+  uint8_t *dst = aligned_alloc(4096, 4 * CHUNK);
+  assert_non_null(dst);
+  memset(dst, 0, 4 * CHUNK);
+  assert_int_equal(hipObjServerRegister(f->srv, dst, 4 * CHUNK, &mine),
+                   hipObjServerSuccess);
+  fill(f->buf, n, 22);
+  req_init(&q, f, hipObjServerOpPut, n);
+  q.r.write = NULL;
+  q.r.mem = mine;
+  q.r.memOffset = 7;
+  assert_int_equal(hipObjPut(NULL, f->buf, n, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  assert_memory_equal(dst + 7, f->buf, n);
+  assert_int_equal(dst[6], 0);
+  req_end(&q);
+  assert_int_equal(q.commits, 1);
+  assert_int_equal(q.writes, 0); /* straight into the memory */
+  /* in use: not deregistered */
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  req_init(&q, f, hipObjServerOpGet, 4096);
+  q.r.read = NULL;
+  q.r.mem = mine;
+  assert_int_equal(start_token(&q, tok), hipObjServerSuccess);
+  assert_int_equal(hipObjServerDeregister(mine), hipObjServerBusy);
+  assert_int_equal(hipObjCompleteRdmaTransfer(tok, q.reply.rdmaReply,
+                                              strlen(q.reply.rdmaReply))
+                       .opError,
+                   hipObjSuccess);
+  req_end(&q);
+  hipObjPutRdmaToken(tok);
+  assert_memory_equal(f->buf, dst, 4096);
+  assert_int_equal(hipObjServerDeregister(mine), hipObjServerSuccess);
+  assert_int_equal(hipObjServerDeregister(pool), hipObjServerSuccess);
+  free(dst);
+}
+
+static void unacknowledged_final_is_rdma_error(void **state)
+{
+  struct fixture *f = *state; /* faultSkipFinal 1 */
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 5000);
+  assert_int_not_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops, &q).opError,
+                       hipObjSuccess);
+  req_end(&q);
+  assert_int_equal(q.done_status, hipObjServerRdmaError);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.finalFailed, 1);
+  assert_int_equal(s.failed, 1);
+  assert_int_equal(s.completed, 0);
+  /* only the next one: the one after succeeds */
+  req_init(&q, f, hipObjServerOpGet, 5000);
+  assert_int_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  req_end(&q);
+  assert_int_equal(q.done_status, hipObjServerSuccess);
+}
+
+/* ---- completion ------------------------------------------------------------------ */
+
+static void completion_by_poll(void **state)
+{
+  struct fixture *f = *state;
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 8192);
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 8192);
+  q.r.done = NULL;
+  assert_int_equal(start_token(&q, tok), hipObjServerSuccess);
+  uint64_t bytes = 77;
+  assert_int_equal(hipObjServerTransferPoll(q.xfer, &bytes), hipObjServerPending);
+  assert_int_equal(bytes, 77); /* not written while pending */
+  assert_int_equal(hipObjServerTransferWait(q.xfer, 20, &bytes),
+                   hipObjServerPending);
+  assert_int_equal(hipObjCompleteRdmaTransfer(tok, q.reply.rdmaReply,
+                                              strlen(q.reply.rdmaReply))
+                       .opError,
+                   hipObjSuccess);
+  hipObjServerStatus_t st;
+  for (unsigned i = 0; i < 5000; i++) {
+    st = hipObjServerTransferPoll(q.xfer, &bytes);
+    if (st != hipObjServerPending)
+      break;
+    sleep_ms(1);
+  }
+  assert_int_equal(st, hipObjServerSuccess);
+  assert_int_equal(bytes, 8192);
+  hipObjServerTransferRelease(q.xfer);
+  hipObjPutRdmaToken(tok);
+}
+
+static void completion_by_callback_without_handle(void **state)
+{
+  struct fixture *f = *state;
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 3000);
+  q.want_handle = false;
+  assert_int_equal(hipObjGet(NULL, f->buf, 3000, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  wait_done(&q);
+  assert_int_equal(atomic_load(&q.done_calls), 1);
+  assert_int_equal(q.done_status, hipObjServerSuccess);
+  assert_int_equal(q.done_bytes, 3000);
+  assert_memory_equal(f->buf, f->object, 3000);
+}
+
+/* ---- cancellation and timeouts ------------------------------------------------------ */
+
+static void cancel_before_ready(void **state)
+{
+  struct fixture *f = *state;
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_PUT, 8192);
+  struct req q;
+  req_init(&q, f, hipObjServerOpPut, 8192);
+  assert_int_equal(start_token(&q, tok), hipObjServerSuccess);
+  assert_int_equal(hipObjServerTransferCancel(q.xfer), hipObjServerSuccess);
+  /* the client's ready finds the transfer cancelled: it fails */
+  assert_int_not_equal(hipObjCompleteRdmaTransfer(tok, q.reply.rdmaReply,
+                                                  strlen(q.reply.rdmaReply))
+                           .opError,
+                       hipObjSuccess);
+  hipObjPutRdmaToken(tok);
+  assert_int_equal(hipObjServerTransferWait(q.xfer, UINT32_MAX, NULL),
+                   hipObjServerCancelled);
+  req_end(&q);
+  assert_int_equal(q.done_status, hipObjServerCancelled);
+  assert_int_equal(q.writes + q.commits, 0); /* nothing taken or committed */
+  assert_int_equal(stats(f).cancelled, 1);
+}
+
+static void cancel_between_chunks(void **state)
+{
+  struct fixture *f = *state;
+  size_t n = 8 * CHUNK;
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, n);
+  q.cancel_at_chunk = 2;
+  assert_int_not_equal(hipObjGet(NULL, f->buf, n, 0, &ops, &q).opError,
+                       hipObjSuccess);
+  uint64_t bytes = 0;
+  assert_int_equal(hipObjServerTransferWait(q.xfer, UINT32_MAX, &bytes),
+                   hipObjServerCancelled);
+  assert_true(bytes < n);
+  assert_true(q.reads < 8);
+  req_end(&q);
+}
+
+struct log_seen {
+  atomic_int warnings;
+  char last[256];
+};
+
+static void log_cb(void *ctx, hipObjServerLogLevel_t level, const char *msg)
+{
+  struct log_seen *l = ctx;
+  if (level == hipObjServerLogWarning) {
+    strncpy(l->last, msg, sizeof l->last - 1);
+    atomic_fetch_add(&l->warnings, 1);
+  }
+  /* from a callback: refused, never a deadlock */
+  assert_int_equal(hipObjServerSetLogCallback(NULL, NULL), hipObjServerBusy);
+}
+
+static void ready_timeout(void **state)
+{
+  struct fixture *f = *state; /* readyTimeoutMs 50 */
+  struct log_seen seen;
+  memset(&seen, 0, sizeof seen);
+  assert_int_equal(hipObjServerSetLogCallback(log_cb, &seen),
+                   hipObjServerSuccess);
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 4096);
+  assert_int_equal(start_token(&q, tok), hipObjServerSuccess);
+  /* the client never sends ready */
+  assert_int_equal(hipObjServerTransferWait(q.xfer, 5000, NULL),
+                   hipObjServerTimedOut);
+  req_end(&q);
+  assert_int_equal(q.reads, 0);
+  assert_int_equal(q.done_status, hipObjServerTimedOut);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.timedOut, 1);
+  assert_int_equal(s.failed, 1);
+  /* its slot is freed just after the end is reported */
+  for (unsigned i = 0; i < 1000 && s.running > 0; i++) {
+    sleep_ms(1);
+    s = stats(f);
+  }
+  assert_int_equal(s.running, 0);
+  hipObjPutRdmaToken(tok);
+  /* the timeout was reported through the callback, not stderr */
+  assert_int_equal(hipObjServerSetLogCallback(NULL, NULL), hipObjServerSuccess);
+  assert_true(atomic_load(&seen.warnings) >= 1);
+  assert_non_null(strstr(seen.last, "no ready message"));
+}
+
+static void close_waits_for_transfers(void **state)
+{
+  struct fixture *f = *state; /* readyTimeoutMs 50 */
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_PUT, 4096);
+  struct req q;
+  req_init(&q, f, hipObjServerOpPut, 4096);
+  assert_int_equal(start_token(&q, tok), hipObjServerSuccess);
+  assert_int_equal(hipObjServerTransferCancel(q.xfer), hipObjServerSuccess);
+  hipObjServerClose(f->srv); /* waits: the transfer ends at its timeout */
+  f->srv = NULL;
+  assert_int_equal(atomic_load(&q.done_calls), 1);
+  assert_int_equal(q.done_status, hipObjServerCancelled);
+  assert_int_equal(q.commits, 0);
+  /* the handle outlives the server until released */
+  assert_int_equal(hipObjServerTransferPoll(q.xfer, NULL),
+                   hipObjServerCancelled);
+  hipObjServerTransferRelease(q.xfer);
+  hipObjPutRdmaToken(tok);
+}
+
+/* ---- limits, statistics, NICs --------------------------------------------------------- */
+
+static void idle_connections_close(void **state)
+{
+  struct fixture *f = *state;
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 100);
+  assert_int_equal(hipObjGet(NULL, f->buf, 100, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  req_end(&q);
+  /* kept for the client's next token ... */
+  req_init(&q, f, hipObjServerOpGet, 100);
+  assert_int_equal(hipObjGet(NULL, f->buf, 100, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  req_end(&q);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.connMade, 1);
+  assert_int_equal(s.connReused, 1);
+  assert_int_equal(s.connLive, 1);
+  /* ... until idle for idleTimeoutMs (100 here) */
+  for (unsigned i = 0; i < 100 && s.retiredIdle == 0; i++) {
+    sleep_ms(20);
+    s = stats(f);
+  }
+  assert_int_equal(s.retiredIdle, 1);
+  assert_int_equal(s.connLive, 0);
+}
+
+static void stats_size_first(void **state)
+{
+  struct fixture *f = *state;
+  struct {
+    hipObjServerStats_t s;
+    uint64_t tail;
+  } big;
+  memset(&big, 0xab, sizeof big);
+  big.s.size = sizeof big;
+  assert_int_equal(hipObjServerGetStats(f->srv, &big.s), hipObjServerSuccess);
+  assert_int_equal(big.s.size, sizeof big.s);
+  assert_int_equal(big.s.nics, 1);
+  assert_int_equal(big.s.started, 0);
+  assert_int_equal(big.tail, 0xababababababababull); /* untouched */
+  hipObjServerStats_t small;
+  memset(&small, 0xab, sizeof small);
+  small.size = 8;
+  assert_int_equal(hipObjServerGetStats(f->srv, &small), hipObjServerSuccess);
+  assert_int_equal(small.size, 8);
+  assert_int_equal(small.nics, 1);
+  assert_int_equal(small.started, 0xababababababababull);
+}
+
+static void several_nics(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(world_add_nic(&f->w, "fake_srv1", "0000:c2:00.0"), 0);
+  hipObjServer_t *all = NULL;
+  hipObjServerConfig_t c = config();
+  c.nics = NULL;
+  c.nicCount = 0;
+  c.flags = HIPOBJ_SERVER_ALL_ACTIVE_NICS;
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &all), hipObjServerSuccess);
+  assert_int_equal(hipObjServerNicCount(all), 3);
+  hipObjServerClose(all);
+  /* two NICs; the client's next transfer rides the connection it kept,
+   * on the NIC that keeps it, whichever NIC's turn it is */
+  static const char *const two[] = {"fake_srv1", WORLD_SERVER_NIC};
+  c = config();
+  c.nics = two;
+  c.nicCount = 2;
+  hipObjServer_t *mine = f->srv;
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &f->srv),
+                   hipObjServerSuccess);
+  assert_string_equal(hipObjServerNicName(f->srv, 0), "fake_srv1");
+  assert_string_equal(hipObjServerNicName(f->srv, 1), WORLD_SERVER_NIC);
+  for (int i = 0; i < 4; i++) {
+    struct req q;
+    req_init(&q, f, hipObjServerOpGet, 5000);
+    memset(f->buf, 0, 5000);
+    assert_int_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops, &q).opError,
+                     hipObjSuccess);
+    assert_memory_equal(f->buf, f->object, 5000);
+    req_end(&q);
+  }
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.nics, 2);
+  assert_int_equal(s.completed, 4);
+  assert_int_equal(s.connMade, 1);
+  assert_int_equal(s.connReused, 3);
+  /* registered memory on both NICs: a client that starts afresh gets
+   * the other NIC in turn, which moves the bytes with its own key */
+  hipObjServerMem_t *pool = NULL;
+  assert_int_equal(hipObjServerAlloc(f->srv, 8192, &pool), hipObjServerSuccess);
+  fill(hipObjServerMemAddress(pool), 8192, 31);
+  hipObjBufDeregister(f->buf);
+  hipObjShutdown();
+  assert_int_equal(world_init(&f->w, WORLD_CLIENT_NIC), hipObjSuccess);
+  assert_int_equal(hipObjBufRegisterHost(f->buf, BUF_SIZE).opError,
+                   hipObjSuccess);
+  struct fake_dev_stats before, after;
+  fake_device_stats(WORLD_SERVER_NIC, &before);
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 8000);
+  q.r.read = NULL;
+  q.r.mem = pool;
+  q.r.memOffset = 192;
+  assert_int_equal(hipObjGet(NULL, f->buf, 8000, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  req_end(&q);
+  fake_device_stats(WORLD_SERVER_NIC, &after);
+  assert_memory_equal(f->buf, (uint8_t *)hipObjServerMemAddress(pool) + 192,
+                      8000);
+  assert_int_equal(after.bytes_written - before.bytes_written, 8000);
+  assert_int_equal(stats(f).connMade, 2);
+  hipObjServerClose(f->srv); /* deregisters the pool */
+  f->srv = mine;
+}
+
+static int setup_one_transfer(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.maxTransfers = 1;
+  return setup_with(state, &c);
+}
+
+static int setup_skip_final(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.faultSkipFinal = 1;
+  return setup_with(state, &c);
+}
+
+static int setup_quick(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.readyTimeoutMs = 50;
+  return setup_with(state, &c);
+}
+
+static int setup_idle(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.idleTimeoutMs = 100;
+  return setup_with(state, &c);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(open_arguments, setup, teardown),
+      cmocka_unit_test_setup_teardown(start_arguments, setup, teardown),
+      cmocka_unit_test_setup_teardown(other_arguments, setup, teardown),
+      cmocka_unit_test_setup_teardown(refusals, setup, teardown),
+      cmocka_unit_test_setup_teardown(busy_at_max_transfers,
+                                      setup_one_transfer, teardown),
+      cmocka_unit_test_setup_teardown(get_by_callbacks, setup, teardown),
+      cmocka_unit_test_setup_teardown(put_by_callbacks, setup, teardown),
+      cmocka_unit_test_setup_teardown(failed_commit_is_never_success, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(registered_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(unacknowledged_final_is_rdma_error,
+                                      setup_skip_final, teardown),
+      cmocka_unit_test_setup_teardown(completion_by_poll, setup, teardown),
+      cmocka_unit_test_setup_teardown(completion_by_callback_without_handle,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(cancel_before_ready, setup, teardown),
+      cmocka_unit_test_setup_teardown(cancel_between_chunks, setup, teardown),
+      cmocka_unit_test_setup_teardown(ready_timeout, setup_quick, teardown),
+      cmocka_unit_test_setup_teardown(close_waits_for_transfers, setup_quick,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(idle_connections_close, setup_idle,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(stats_size_first, setup, teardown),
+      cmocka_unit_test_setup_teardown(several_nics, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
