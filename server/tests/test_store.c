@@ -397,7 +397,18 @@ static void multipart(void **state)
   expect_bytes(st, "b", "mp", all, 210);
   assert_int_equal(hs_store_get(st, "b", "mp", &info, NULL), HS_OK);
   assert_string_equal(info.attrs.content_type, "app/mp");
-  assert_int_equal(hs_store_upload_complete(st, "b", "mp", id, good, 2, &info),
+  /* a retried Complete gets the same result (SDKs retry it); the upload
+   * itself is gone: no parts, no other key */
+  struct hs_obj_info again;
+  assert_int_equal(
+      hs_store_upload_complete(st, "b", "mp", id, good, 2, &again), HS_OK);
+  assert_string_equal(again.etag, want);
+  assert_int_equal(again.size, 210);
+  assert_int_equal(hs_store_upload_complete(st, "b", "mp2", id, good, 2,
+                                            &again),
+                   HS_ERR_NO_UPLOAD);
+  struct hs_writer *late;
+  assert_int_equal(hs_store_upload_part(st, "b", "mp", id, 1, 0, &late),
                    HS_ERR_NO_UPLOAD);
   /* abort, and the limit on uploads */
   assert_int_equal(hs_store_upload_abort(st, "b", "mp", id2), HS_OK);

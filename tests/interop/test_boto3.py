@@ -321,6 +321,11 @@ def multipart(s3, c, bucket):
             {"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
     want = hashlib.md5(hashlib.md5(p1).digest() + hashlib.md5(p2).digest())
     c.eq(r["ETag"], '"%s-2"' % want.hexdigest(), "complete ETag")
+    again = s3.complete_multipart_upload(
+        Bucket=bucket, Key="manual", UploadId=up, MultipartUpload={"Parts": [
+            {"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
+    c.eq((again["ETag"], again["Key"], again["Bucket"]),
+         (r["ETag"], "manual", bucket), "a retried complete: the same result")
     g = s3.get_object(Bucket=bucket, Key="manual")
     c.eq(g["Body"].read(), p1 + p2, "completed bytes")
     c.eq(g["Metadata"], {"m": "1"}, "metadata from create")
