@@ -679,6 +679,37 @@ static void rdma_tokens(void **state)
   assert_string_equal(resp_header(r, "x-amz-rdma-reply"), "501");
   assert_string_equal(hs_op_path(op), "rdma");
   hs_op_free(op);
+  /* NVIDIA cuObject's DC descriptor, with or without ":addr:size": 501 so
+   * that its client falls back to HTTP; a hipObject token with a bad field
+   * (an unknown transport) stays 400 */
+  const char *cuobj =
+      "00007f7c2a000000000000100000000002c9d8a7000000000000fe80000000000000"
+      "0a1b2c3d4e5f6";
+  char cuobj_sfx[160];
+  snprintf(cuobj_sfx, sizeof cuobj_sfx, "%s:00007f7c2a000000:0000000000001000",
+           cuobj);
+  assert_int_equal(strlen(cuobj), 81);
+  const char *foreign[] = {cuobj, cuobj_sfx};
+  for (int i = 0; i < 2; i++) {
+    op = run(e, &(struct call){.method = i ? "PUT" : "GET",
+                               .target = "/bkt/obj",
+                               .h = {{"x-amz-rdma-token", foreign[i]}}});
+    r = hs_op_response(op);
+    assert_int_equal(r->status, 501);
+    assert_string_equal(resp_header(r, "x-amz-rdma-reply"), "501");
+    hs_op_free(op);
+  }
+  char badfield[100];
+  snprintf(badfield, sizeof badfield, "%s", tok);
+  badfield[0] = 'f'; /* an unknown transport byte */
+  badfield[1] = 'f';
+  op = run(e, &(struct call){.method = "GET",
+                             .target = "/bkt/obj",
+                             .h = {{"x-amz-rdma-token", badfield}}});
+  r = hs_op_response(op);
+  assert_int_equal(r->status, 400);
+  assert_null(resp_header(r, "x-amz-rdma-reply"));
+  hs_op_free(op);
   e->cfg.decline_rdma = true;
   op = run(e, &(struct call){.method = "PUT",
                              .target = "/bkt/obj",
@@ -694,9 +725,9 @@ static void rdma_tokens(void **state)
                         .target = "/bkt/obj",
                         .h = {{"x-amz-rdma-token", tok}}},
          200, NULL);
-  assert_int_equal(e->stats.rdma_requests, 3);
-  assert_int_equal(e->stats.rdma_bad_tokens, 1);
-  assert_int_equal(e->stats.rdma_declined, 2);
+  assert_int_equal(e->stats.rdma_requests, 6);
+  assert_int_equal(e->stats.rdma_bad_tokens, 2);
+  assert_int_equal(e->stats.rdma_declined, 4);
   /* the object was not touched */
   op = run(e, &(struct call){.method = "GET", .target = "/bkt/obj"});
   char *b = read_all(hs_op_response(op));
