@@ -85,6 +85,95 @@ void hs_op_xml_begin(struct hs_op *op, unsigned status)
 
 /* ---- attributes --------------------------------------------------------- */
 
+/* The headers an object keeps and returns as given, and the GetObject
+ * query parameter that replaces each in the response. */
+static const struct {
+  const char *name, *line, *override;
+} kept[] = {
+    {"Cache-Control", "cache-control", "response-cache-control"},
+    {"Content-Disposition", "content-disposition",
+     "response-content-disposition"},
+    {"Content-Encoding", "content-encoding", "response-content-encoding"},
+    {"Content-Language", "content-language", "response-content-language"},
+    {"Expires", "expires", "response-expires"},
+};
+#define NKEPT (sizeof kept / sizeof kept[0])
+
+bool hs_attr_line_add(char *lines, size_t max, const char *name,
+                      const char *value, size_t vl)
+{
+  size_t used = strlen(lines), nl = strlen(name);
+  if (nl + vl + 2 > max - used)
+    return false;
+  memcpy(lines + used, name, nl);
+  lines[used + nl] = ':';
+  memcpy(lines + used + nl + 1, value, vl);
+  lines[used + nl + 1 + vl] = '\n';
+  lines[used + nl + 2 + vl] = '\0';
+  return true;
+}
+
+const char *hs_attr_line(const char *lines, const char *name, size_t *vl)
+{
+  size_t n = strlen(name);
+  for (const char *l = lines; *l;) {
+    const char *nl = strchr(l, '\n');
+    if (!nl)
+      break;
+    if ((size_t)(nl - l) > n && l[n] == ':' && memcmp(l, name, n) == 0) {
+      *vl = (size_t)(nl - l) - n - 1;
+      return l + n + 1;
+    }
+    l = nl + 1;
+  }
+  return NULL;
+}
+
+/* Content-Encoding as stored: without aws-chunked, which names how this
+ * request's body travels, not what the object is (S3 drops it too). */
+static bool add_content_encoding(char *lines, const char *v)
+{
+  char out[HS_OBJ_HEADERS_MAX + 1];
+  size_t used = 0;
+  for (const char *p = v; *p;) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    size_t t = n;
+    while (t && p[t - 1] == ' ')
+      t--;
+    if (t && !(t == 11 && strncasecmp(p, "aws-chunked", 11) == 0)) {
+      if (used + t + 1 >= sizeof out)
+        return false;
+      if (used)
+        out[used++] = ',';
+      memcpy(out + used, p, t);
+      used += t;
+    }
+    p += n;
+  }
+  return used == 0 ||
+         hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1, "content-encoding",
+                          out, used);
+}
+
+static enum hs_err kept_headers(const struct hs_op *op, char *lines)
+{
+  for (size_t k = 0; k < NKEPT; k++) {
+    const char *v = hs_header_get(&op->req.headers, kept[k].line);
+    if (!v)
+      continue;
+    bool ok = strcmp(kept[k].line, "content-encoding") == 0
+                  ? add_content_encoding(lines, v)
+                  : hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1,
+                                     kept[k].line, v, strlen(v));
+    if (!ok)
+      return HS_ERR_INVALID_ARGUMENT;
+  }
+  return HS_OK;
+}
+
 enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
 {
   struct hs_obj_attrs a;
@@ -115,7 +204,31 @@ enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
     a.meta[used++] = '\n';
   }
   a.meta[used] = '\0';
+  enum hs_err err = kept_headers(op, a.headers);
+  if (err)
+    return err;
   *out = a;
+  return HS_OK;
+}
+
+/* A GetObject's response-* override of a header, or NULL. */
+static const char *override(const struct hs_op *op, const char *param)
+{
+  if (op->kind != HS_OP_GET_OBJECT && op->kind != HS_OP_HEAD_OBJECT)
+    return NULL;
+  const struct hs_param *p = hs_query_get(&op->query, param);
+  return p ? p->value : NULL;
+}
+
+enum hs_err hs_op_check_overrides(const struct hs_op *op)
+{
+  for (size_t i = 0; i <= NKEPT; i++) {
+    const char *v = override(
+        op, i < NKEPT ? kept[i].override : "response-content-type");
+    for (; v && *v; v++)
+      if ((unsigned char)*v < 0x20 || *v == 0x7f)
+        return HS_ERR_INVALID_ARGUMENT;
+  }
   return HS_OK;
 }
 
@@ -126,10 +239,24 @@ void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info)
   hs_time_http(info->mtime, date);
   hs_resp_headerf(r, "ETag", "\"%s\"", info->etag);
   hs_resp_header(r, "Last-Modified", date);
-  hs_resp_header(r, "Content-Type", info->attrs.content_type[0]
-                                        ? info->attrs.content_type
-                                        : "binary/octet-stream");
+  const char *ct = override(op, "response-content-type");
+  hs_resp_header(r, "Content-Type",
+                 ct                            ? ct
+                 : info->attrs.content_type[0] ? info->attrs.content_type
+                                               : "binary/octet-stream");
   hs_resp_header(r, "Accept-Ranges", "bytes");
+  for (size_t k = 0; k < NKEPT; k++) {
+    const char *v = override(op, kept[k].override);
+    size_t vl;
+    if (v)
+      hs_resp_header(r, kept[k].name, v);
+    else if ((v = hs_attr_line(info->attrs.headers, kept[k].line, &vl))) {
+      char value[HS_OBJ_HEADERS_MAX + 1];
+      memcpy(value, v, vl);
+      value[vl] = '\0';
+      hs_resp_header(r, kept[k].name, value);
+    }
+  }
   const char *m = info->attrs.meta;
   while (*m) {
     const char *colon = strchr(m, ':');

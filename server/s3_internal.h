@@ -158,7 +158,18 @@ enum hs_err hs_op_part_args(struct hs_op *op);
 /* Reads the attributes a PUT gives (Content-Type, x-amz-meta-*).
  * Errors: HS_ERR_INVALID_ARGUMENT (too long). */
 enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out);
-/* Adds ETag, Last-Modified, Content-Type and x-amz-meta-* headers. */
+/* Adds ETag, Last-Modified, Content-Type, the kept headers (Cache-Control,
+ * Content-Disposition, Content-Encoding, Content-Language, Expires) and
+ * x-amz-meta-*; a GetObject's or HeadObject's response-* query parameters
+ * replace what is stored. */
 void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info);
+/* HS_ERR_INVALID_ARGUMENT if a response-* override holds a control
+ * character (it would end up in a header). */
+enum hs_err hs_op_check_overrides(const struct hs_op *op);
+/* "name:value\n" lines (hs_obj_attrs.headers): appends one, if it fits in
+ * max bytes with the NUL; finds one (its value and length) or NULL. */
+bool hs_attr_line_add(char *lines, size_t max, const char *name,
+                      const char *value, size_t vl);
+const char *hs_attr_line(const char *lines, const char *name, size_t *vl);
 
 #endif

@@ -132,8 +132,10 @@ bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g)
 {
   memset(g, 0, sizeof *g);
   struct hs_obj_info *info = &g->info;
-  enum hs_err err = hs_store_get(op->srv->store, op->bucket, op->key, info,
-                                 reader ? &g->reader : NULL);
+  enum hs_err err = hs_op_check_overrides(op);
+  if (!err)
+    err = hs_store_get(op->srv->store, op->bucket, op->key, info,
+                       reader ? &g->reader : NULL);
   if (!err)
     err = conditions(op, info);
   if (err) {

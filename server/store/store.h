@@ -21,6 +21,11 @@
 #define HS_CONTENT_TYPE_MAX 256
 #define HS_USER_META_MAX 2048 /* S3's limit on user metadata */
 #define HS_UPLOAD_ID_LEN 32
+/* The other headers an object keeps (Cache-Control, Content-Disposition,
+ * Content-Encoding, Content-Language, Expires, and its checksum), in all;
+ * what fits in the directory store's header beside the largest key, type
+ * and metadata. */
+#define HS_OBJ_HEADERS_MAX 640
 
 /* What a PUT says about an object besides its bytes. */
 struct hs_obj_attrs {
@@ -28,6 +33,11 @@ struct hs_obj_attrs {
   /* user metadata as "name:value\n" lines, names lower-case without the
    * x-amz-meta- prefix */
   char meta[HS_USER_META_MAX + 1];
+  /* the other headers kept, as "name:value\n" lines, names lower-case:
+   * cache-control, content-disposition, content-encoding,
+   * content-language, expires; x-amz-checksum-ALG and x-amz-checksum-type
+   * (returned only when asked for) */
+  char headers[HS_OBJ_HEADERS_MAX + 1];
 };
 
 struct hs_obj_info {

@@ -166,6 +166,55 @@ def objects(s3, c, bucket):
          "copy replaces metadata")
 
 
+EXPIRES = "Wed, 21 Oct 2037 07:28:00 GMT"
+KEPT = {"CacheControl": "max-age=60", "ContentDisposition":
+        'attachment; filename="a b.txt"', "ContentEncoding": "gzip",
+        "ContentLanguage": "fr-CA"}
+
+
+def standard_headers(s3, c, bucket):
+    """Cache-Control, Content-Disposition, Content-Encoding,
+    Content-Language and Expires stored and returned; an empty x-amz-meta-*
+    kept; GetObject's response-* overrides."""
+    s3.put_object(Bucket=bucket, Key="hdr", Body=b"h", Expires=EXPIRES,
+                  Metadata={"empty": "", "full": "v"}, **KEPT)
+    for what, r in (("GET", s3.get_object(Bucket=bucket, Key="hdr")),
+                    ("HEAD", s3.head_object(Bucket=bucket, Key="hdr"))):
+        for k, v in KEPT.items():
+            c.eq(r.get(k), v, "%s %s" % (what, k))
+        h = r["ResponseMetadata"]["HTTPHeaders"]
+        c.eq(h.get("expires"), EXPIRES, what + " Expires")
+        c.eq(r["Metadata"], {"empty": "", "full": "v"},
+             what + " keeps an empty x-amz-meta-*")
+    over = {"ResponseCacheControl": "no-store",
+            "ResponseContentDisposition": "inline",
+            "ResponseContentEncoding": "identity",
+            "ResponseContentLanguage": "de",
+            "ResponseContentType": "text/x-over",
+            "ResponseExpires": "Thu, 01 Jan 2037 00:00:00 GMT"}
+    r = s3.get_object(Bucket=bucket, Key="hdr", **over)
+    h = r["ResponseMetadata"]["HTTPHeaders"]
+    c.eq((h.get("cache-control"), h.get("content-disposition"),
+          h.get("content-encoding"), h.get("content-language"),
+          h.get("content-type"), h.get("expires")),
+         ("no-store", "inline", "identity", "de", "text/x-over",
+          "Thu, 01 Jan 2037 00:00:00 GMT"), "response-* overrides")
+    c.eq(r["Body"].read(), b"h", "bytes with overrides")
+    r = s3.get_object(Bucket=bucket, Key="hdr")
+    c.eq(r["CacheControl"], "max-age=60", "overrides are not stored")
+    # a copy keeps them; REPLACE takes the request's
+    s3.copy_object(Bucket=bucket, Key="hdr-copy", CopySource={
+        "Bucket": bucket, "Key": "hdr"})
+    c.eq(s3.head_object(Bucket=bucket, Key="hdr-copy")["ContentLanguage"],
+         "fr-CA", "copy keeps the headers")
+    s3.copy_object(Bucket=bucket, Key="hdr-copy", CopySource={
+        "Bucket": bucket, "Key": "hdr"}, MetadataDirective="REPLACE",
+        CacheControl="no-cache")
+    r = s3.head_object(Bucket=bucket, Key="hdr-copy")
+    c.eq((r.get("CacheControl"), r.get("ContentLanguage")),
+         ("no-cache", None), "copy with REPLACE takes the request's")
+
+
 def ranges(s3, c, bucket):
     data = bytes(range(256)) * 40  # 10240 bytes
     s3.put_object(Bucket=bucket, Key="r", Body=data)
@@ -361,6 +410,7 @@ def all_operations(s3, c):
     bucket_ops(s3, c)
     s3.create_bucket(Bucket="data")
     objects(s3, c, "data")
+    standard_headers(s3, c, "data")
     ranges(s3, c, "data")
     s3.create_bucket(Bucket="listing")
     listing(s3, c, "listing")
@@ -519,6 +569,10 @@ def run(binary, c):
             c.eq(snapshot(s3, "data"), before, "objects survive a restart")
             c.eq(s3.get_object(Bucket="data", Key="manual")["Metadata"],
                  {"m": "1"}, "metadata survives a restart")
+            r = s3.head_object(Bucket="data", Key="hdr")
+            c.eq((r.get("CacheControl"), r["Metadata"]),
+                 ("max-age=60", {"empty": "", "full": "v"}),
+                 "headers survive a restart")
             c.ok(not os.path.exists(os.path.join(d, "data", ".tmp-crash1")),
                  "temporary files removed at start")
             c.eq(s3.list_multipart_uploads(Bucket="data").get("Uploads", []),
