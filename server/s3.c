@@ -394,9 +394,11 @@ static enum hs_step dispatch_begin(struct hs_op *op)
   case HS_OP_GET_OBJECT:
   case HS_OP_HEAD_OBJECT:
   case HS_OP_DELETE_OBJECT:
+  case HS_OP_GET_OBJECT_TAGGING:
     return hs_s3_object_begin(op);
   case HS_OP_CREATE_UPLOAD:
   case HS_OP_UPLOAD_PART:
+  case HS_OP_UPLOAD_PART_COPY:
   case HS_OP_COMPLETE_UPLOAD:
   case HS_OP_ABORT_UPLOAD:
   case HS_OP_LIST_PARTS:
@@ -414,10 +416,12 @@ static void dispatch_end(struct hs_op *op)
   case HS_OP_GET_OBJECT:
   case HS_OP_HEAD_OBJECT:
   case HS_OP_DELETE_OBJECT:
+  case HS_OP_GET_OBJECT_TAGGING:
     hs_s3_object_end(op);
     break;
   case HS_OP_CREATE_UPLOAD:
   case HS_OP_UPLOAD_PART:
+  case HS_OP_UPLOAD_PART_COPY:
   case HS_OP_COMPLETE_UPLOAD:
   case HS_OP_ABORT_UPLOAD:
   case HS_OP_LIST_PARTS:

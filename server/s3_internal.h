@@ -32,6 +32,8 @@ enum hs_s3_kind {
   HS_OP_COMPLETE_UPLOAD,
   HS_OP_ABORT_UPLOAD,
   HS_OP_LIST_PARTS,
+  HS_OP_UPLOAD_PART_COPY,
+  HS_OP_GET_OBJECT_TAGGING,
   HS_OP_ADMIN_STATS,
   HS_OP_ADMIN_HEALTH,
   HS_OP_NOT_FOUND,
@@ -141,6 +143,19 @@ bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g);
 /* A successful GET's status (200 or 206) and headers: the object's, and
  * Content-Range for a range. */
 void hs_op_get_headers(struct hs_op *op, const struct hs_get *g);
+/* The source of a CopyObject or UploadPartCopy: x-amz-copy-source, opened
+ * for reading, its x-amz-copy-source-if-* conditions held (412 otherwise).
+ * On success the caller closes s->reader. */
+struct hs_copy_src {
+  char bucket[HS_BUCKET_MAX + 1];
+  char key[HS_KEY_MAX + 1];
+  struct hs_obj_info info;
+  struct hs_reader *reader;
+};
+enum hs_err hs_op_copy_open(struct hs_op *op, struct hs_copy_src *s);
+/* count bytes of r from first on into w. */
+enum hs_err hs_copy_bytes(struct hs_reader *r, struct hs_writer *w,
+                          uint64_t first, uint64_t count);
 enum hs_step hs_s3_object_begin(struct hs_op *op);
 void hs_s3_object_end(struct hs_op *op);
 enum hs_step hs_s3_multipart_begin(struct hs_op *op);

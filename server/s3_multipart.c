@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Multipart uploads: CreateMultipartUpload, UploadPart,
+/* Multipart uploads: CreateMultipartUpload, UploadPart, UploadPartCopy,
  * CompleteMultipartUpload, AbortMultipartUpload, ListParts. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,84 @@ static void complete_end(struct hs_op *op)
   hs_buf_puts(b, "</CompleteMultipartUploadResult>\n");
 }
 
+/* x-amz-copy-source-range: "bytes=FIRST-LAST", both within the source;
+ * without it, the whole source. */
+static enum hs_err copy_range(const struct hs_op *op, uint64_t size,
+                              uint64_t *first, uint64_t *count)
+{
+  const char *v = hs_header_get(&op->req.headers, "x-amz-copy-source-range");
+  if (!v) {
+    *first = 0;
+    *count = size;
+    return HS_OK;
+  }
+  uint64_t n[2] = {0, 0};
+  const char *p = v;
+  if (strncmp(p, "bytes=", 6) != 0)
+    return HS_ERR_INVALID_ARGUMENT;
+  p += 6;
+  for (int i = 0; i < 2; i++) {
+    const char *d = p;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      if (p - d >= 19)
+        return HS_ERR_INVALID_ARGUMENT;
+      n[i] = n[i] * 10 + (uint64_t)(*p - '0');
+    }
+    if (p == d || *p != (i ? '\0' : '-'))
+      return HS_ERR_INVALID_ARGUMENT;
+    p++;
+  }
+  if (n[0] > n[1] || n[1] >= size)
+    return HS_ERR_INVALID_ARGUMENT;
+  *first = n[0];
+  *count = n[1] - n[0] + 1;
+  return HS_OK;
+}
+
+/* UploadPartCopy: the part's bytes from an object (or a range of it). */
+static void part_copy_end(struct hs_op *op)
+{
+  struct hs_copy_src s = {.reader = NULL};
+  struct hs_writer *w = NULL;
+  struct hs_obj_info info;
+  uint64_t first = 0, count = 0;
+  enum hs_err err = hs_op_part_args(op);
+  if (!err)
+    err = hs_op_copy_open(op, &s);
+  if (!err && copy_range(op, s.info.size, &first, &count)) {
+    char m[160];
+    snprintf(m, sizeof m, "Range specified is not valid for source object "
+                          "of size: %llu", (unsigned long long)s.info.size);
+    hs_reader_close(s.reader);
+    hs_op_error_msg(op, HS_ERR_INVALID_ARGUMENT, m);
+    return;
+  }
+  if (!err && count > op->srv->cfg->max_object_size)
+    err = HS_ERR_ENTITY_TOO_LARGE;
+  if (!err)
+    err = hs_store_upload_part(op->srv->store, op->bucket, op->key,
+                               op->upload_id, op->part_number, count, &w);
+  if (!err)
+    err = hs_copy_bytes(s.reader, w, first, count);
+  hs_reader_close(s.reader);
+  if (!err) {
+    err = hs_writer_commit(w, NULL, &info);
+    w = NULL;
+  }
+  if (err) {
+    hs_writer_abort(w);
+    hs_op_error(op, err);
+    return;
+  }
+  char date[32];
+  hs_time_iso8601(info.mtime, date);
+  hs_op_xml_begin(op, 200);
+  hs_buf_printf(&op->resp.body,
+                "<CopyPartResult xmlns=\"" S3_NS "\"><LastModified>%s"
+                "</LastModified><ETag>&quot;%s&quot;</ETag></CopyPartResult>\n",
+                date, info.etag);
+}
+
 static void abort_end(struct hs_op *op)
 {
   enum hs_err err = upload_id(op);
@@ -179,6 +258,9 @@ void hs_s3_multipart_end(struct hs_op *op)
     break;
   case HS_OP_UPLOAD_PART:
     hs_op_commit_writer(op);
+    break;
+  case HS_OP_UPLOAD_PART_COPY:
+    part_copy_end(op);
     break;
   case HS_OP_COMPLETE_UPLOAD:
     complete_end(op);

@@ -12,12 +12,14 @@ RDMA device; added after signing: rejected).
 Usage: test_boto3.py PATH-TO-hipobj-test-server. Exit 77 without boto3."""
 
 import base64
+import datetime
 import hashlib
 import json
 import os
 import random
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -213,6 +215,109 @@ def standard_headers(s3, c, bucket):
     r = s3.head_object(Bucket=bucket, Key="hdr-copy")
     c.eq((r.get("CacheControl"), r.get("ContentLanguage")),
          ("no-cache", None), "copy with REPLACE takes the request's")
+
+
+def copies(s3, c, bucket):
+    """Self-copy, x-amz-copy-source-if-*, UploadPartCopy with ranges, the
+    managed (multipart) copy, GetObjectTagging."""
+    src = {"Bucket": bucket, "Key": "csrc"}
+    data = os.urandom(12 * MiB + 3)
+    etag = s3.put_object(Bucket=bucket, Key="csrc", Body=data)["ETag"]
+    code, status, _ = error_of(s3.copy_object, Bucket=bucket, Key="csrc",
+                               CopySource=src)
+    c.eq((code, status), ("InvalidRequest", 400), "self-copy changing nothing")
+    s3.copy_object(Bucket=bucket, Key="csrc", CopySource=src,
+                   MetadataDirective="REPLACE", Metadata={"x": "y"})
+    c.eq(s3.head_object(Bucket=bucket, Key="csrc")["Metadata"], {"x": "y"},
+         "self-copy replacing the metadata")
+    mtime = s3.head_object(Bucket=bucket, Key="csrc")["LastModified"]
+    past = mtime - datetime.timedelta(days=1)
+    future = mtime + datetime.timedelta(days=1)
+    for kw, ok in (({"CopySourceIfMatch": etag}, True),
+                   ({"CopySourceIfMatch": '"%s"' % ("0" * 32)}, False),
+                   ({"CopySourceIfNoneMatch": etag}, False),
+                   ({"CopySourceIfNoneMatch": '"%s"' % ("0" * 32)}, True),
+                   ({"CopySourceIfModifiedSince": past}, True),
+                   ({"CopySourceIfModifiedSince": future}, False),
+                   ({"CopySourceIfUnmodifiedSince": future}, True),
+                   ({"CopySourceIfUnmodifiedSince": past}, False),
+                   ({"CopySourceIfMatch": etag,
+                     "CopySourceIfUnmodifiedSince": past}, True),
+                   ({"CopySourceIfNoneMatch": etag,
+                     "CopySourceIfModifiedSince": past}, False)):
+        what = "copy condition %s" % sorted(kw)
+        if ok:
+            s3.copy_object(Bucket=bucket, Key="cdst", CopySource=src, **kw)
+            c.ok(True, what)
+        else:
+            code, status, _ = error_of(s3.copy_object, Bucket=bucket,
+                                       Key="cdst", CopySource=src, **kw)
+            c.eq((code, status), ("PreconditionFailed", 412), what)
+    # UploadPartCopy by hand, with ranges
+    up = s3.create_multipart_upload(Bucket=bucket, Key="pc")["UploadId"]
+    cut = 5 * MiB + 1
+    r1 = s3.upload_part_copy(Bucket=bucket, Key="pc", UploadId=up,
+                             PartNumber=1, CopySource=src,
+                             CopySourceRange="bytes=0-%d" % (cut - 1))
+    c.eq(r1["CopyPartResult"]["ETag"], '"%s"' % md5hex(data[:cut]),
+         "UploadPartCopy ETag")
+    r2 = s3.upload_part_copy(Bucket=bucket, Key="pc", UploadId=up,
+                             PartNumber=2, CopySource=src,
+                             CopySourceRange="bytes=%d-%d" % (
+                                 cut, len(data) - 1))
+    for rng in ("bytes=0-%d" % len(data), "bytes=5-4", "items=0-1"):
+        code, status, _ = error_of(s3.upload_part_copy, Bucket=bucket,
+                                   Key="pc", UploadId=up, PartNumber=3,
+                                   CopySource=src, CopySourceRange=rng)
+        c.eq((code, status), ("InvalidArgument", 400), "copy range " + rng)
+    code, status, _ = error_of(s3.upload_part_copy, Bucket=bucket, Key="pc",
+                               UploadId=up, PartNumber=3, CopySource=src,
+                               CopySourceIfMatch='"%s"' % ("0" * 32))
+    c.eq((code, status), ("PreconditionFailed", 412), "part copy condition")
+    s3.complete_multipart_upload(
+        Bucket=bucket, Key="pc", UploadId=up, MultipartUpload={"Parts": [
+            {"PartNumber": 1, "ETag": r1["CopyPartResult"]["ETag"]},
+            {"PartNumber": 2, "ETag": r2["CopyPartResult"]["ETag"]}]})
+    c.ok(s3.get_object(Bucket=bucket, Key="pc")["Body"].read() == data,
+         "UploadPartCopy: the bytes")
+    # the managed copy goes in parts above its threshold
+    tc = TransferConfig(multipart_threshold=5 * MiB,
+                        multipart_chunksize=5 * MiB, max_concurrency=3)
+    s3.copy(src, bucket, "managed", Config=tc)
+    h = s3.head_object(Bucket=bucket, Key="managed")
+    c.ok(h["ETag"].endswith('-3"'), "managed copy went in parts")
+    c.ok(s3.get_object(Bucket=bucket, Key="managed")["Body"].read() == data,
+         "managed copy: the bytes")
+    c.eq(s3.get_object_tagging(Bucket=bucket, Key="managed")["TagSet"], [],
+         "GetObjectTagging: none")
+    code, status, _ = error_of(s3.get_object_tagging, Bucket=bucket,
+                               Key="nonesuch")
+    c.eq((code, status), ("NoSuchKey", 404), "GetObjectTagging: no key")
+    for k in ("csrc", "cdst", "pc", "managed"):
+        s3.delete_object(Bucket=bucket, Key=k)
+
+
+def aws_cli_copy(url, c):
+    """The AWS CLI's S3-to-S3 copy of 64 MiB (HeadObject, GetObjectTagging,
+    UploadPartCopy), where the CLI is installed."""
+    aws = shutil.which("aws")
+    if not aws:
+        print("note: no aws command; the CLI copy is not tried")
+        return
+    s3 = client(url)
+    for b in ("cli-a", "cli-b"):
+        s3.create_bucket(Bucket=b)
+    data = os.urandom(64 * MiB)
+    s3.put_object(Bucket="cli-a", Key="x", Body=data)
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=AK, AWS_SECRET_ACCESS_KEY=SK,
+               AWS_DEFAULT_REGION="us-east-1", AWS_CONFIG_FILE="/nonexistent",
+               AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
+    p = subprocess.run([aws, "--endpoint-url", url, "s3", "cp",
+                        "s3://cli-a/x", "s3://cli-b/x"], env=env,
+                       capture_output=True, text=True, timeout=300)
+    c.eq(p.returncode, 0, "aws s3 cp s3://a/x s3://b/x: %s" % p.stderr[-500:])
+    c.ok(s3.get_object(Bucket="cli-b", Key="x")["Body"].read() == data,
+         "the CLI's copy: the bytes")
 
 
 def ranges(s3, c, bucket):
@@ -411,6 +516,7 @@ def all_operations(s3, c):
     s3.create_bucket(Bucket="data")
     objects(s3, c, "data")
     standard_headers(s3, c, "data")
+    copies(s3, c, "data")
     ranges(s3, c, "data")
     s3.create_bucket(Bucket="listing")
     listing(s3, c, "listing")
@@ -578,6 +684,7 @@ def run(binary, c):
             c.eq(s3.list_multipart_uploads(Bucket="data").get("Uploads", []),
                  [], "uploads do not survive a restart")
             sigv4_rejections(srv.url, c)
+            aws_cli_copy(srv.url, c)
             c.ok(srv.stats()["auth_failures"] >= 6, "stats: auth failures")
             rc = srv.stop()
             c.eq(rc, 0, "clean exit on SIGTERM")
