@@ -193,6 +193,9 @@ void hs_s3_bucket_end(struct hs_op *op)
   case HS_OP_LIST_OBJECTS_V2:
     hs_s3_list_objects(op, true);
     break;
+  case HS_OP_LIST_VERSIONS:
+    hs_s3_list_versions(op);
+    break;
   case HS_OP_GET_LOCATION:
     location(op);
     break;

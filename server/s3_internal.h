@@ -34,6 +34,7 @@ enum hs_s3_kind {
   HS_OP_LIST_PARTS,
   HS_OP_UPLOAD_PART_COPY,
   HS_OP_GET_OBJECT_TAGGING,
+  HS_OP_LIST_VERSIONS,
   HS_OP_ADMIN_STATS,
   HS_OP_ADMIN_HEALTH,
   HS_OP_NOT_FOUND,
@@ -116,6 +117,7 @@ void hs_op_xml_begin(struct hs_op *op, unsigned status);
 enum hs_step hs_s3_bucket_begin(struct hs_op *op);
 void hs_s3_bucket_end(struct hs_op *op);
 void hs_s3_list_objects(struct hs_op *op, bool v2);
+void hs_s3_list_versions(struct hs_op *op);
 void hs_s3_list_buckets(struct hs_op *op);
 /* The one writer choice of PutObject (the store's put, with the request's
  * attributes) and UploadPart (the upload's part, with its arguments), for

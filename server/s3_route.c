@@ -28,6 +28,10 @@ static bool other_subresource(const struct hs_query *q,
   for (size_t i = 0; i < sizeof subresources / sizeof subresources[0]; i++) {
     if (!has(q, subresources[i]))
       continue;
+    /* buckets are never versioned: "null" names an object's one version */
+    if (strcmp(subresources[i], "versionId") == 0 &&
+        strcmp(hs_query_get(q, "versionId")->value, "null") == 0)
+      continue;
     bool ok = false;
     for (size_t k = 0; k < n; k++)
       ok = ok || strcmp(allowed[k], subresources[i]) == 0;
@@ -46,9 +50,12 @@ static enum hs_s3_kind route_bucket(const char *m, const struct hs_query *q)
 {
   static const char *const none[] = {NULL};
   if (strcmp(m, "GET") == 0) {
-    static const char *const ok[] = {"location", "versioning", "uploads"};
-    if (other_subresource(q, ok, 3))
+    static const char *const ok[] = {"location", "versioning", "uploads",
+                                     "versions"};
+    if (other_subresource(q, ok, 4))
       return HS_OP_NOT_IMPLEMENTED;
+    if (has(q, "versions"))
+      return HS_OP_LIST_VERSIONS;
     if (has(q, "location"))
       return HS_OP_GET_LOCATION;
     if (has(q, "versioning"))
@@ -176,6 +183,7 @@ const char *hs_s3_kind_name(enum hs_s3_kind k)
       [HS_OP_LIST_PARTS] = "ListParts",
       [HS_OP_UPLOAD_PART_COPY] = "UploadPartCopy",
       [HS_OP_GET_OBJECT_TAGGING] = "GetObjectTagging",
+      [HS_OP_LIST_VERSIONS] = "ListObjectVersions",
       [HS_OP_ADMIN_STATS] = "AdminStats",
       [HS_OP_ADMIN_HEALTH] = "AdminHealth",
       [HS_OP_NOT_FOUND] = "-",

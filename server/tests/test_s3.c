@@ -196,6 +196,10 @@ static void routing(void **state)
       {"PUT", "partNumber=1&uploadId=x", true, true, true,
        HS_OP_UPLOAD_PART_COPY},
       {"GET", "tagging", true, true, false, HS_OP_GET_OBJECT_TAGGING},
+      {"GET", "versions", true, false, false, HS_OP_LIST_VERSIONS},
+      {"DELETE", "versionId=null", true, true, false, HS_OP_DELETE_OBJECT},
+      {"GET", "versionId=null", true, true, false, HS_OP_GET_OBJECT},
+      {"GET", "versionId=3HL4kqtJ", true, true, false, HS_OP_NOT_IMPLEMENTED},
       {"GET", "tagging&acl", true, true, false, HS_OP_NOT_IMPLEMENTED},
       {"PUT", "uploadId=x", true, true, false, HS_OP_NOT_IMPLEMENTED},
       {"POST", "uploadId=x", true, true, false, HS_OP_COMPLETE_UPLOAD},
@@ -815,6 +819,48 @@ static void list_xml(void **state)
   assert_non_null(strstr(b, "<Key>\xc3\xa9</Key>"));
   assert_null(strstr(b, "d/"));
   assert_non_null(strstr(b, "<KeyCount>1</KeyCount>"));
+  hs_op_free(op);
+  /* an empty continuation token lists from the start; an empty delimiter
+   * is no delimiter, and not in the result */
+  op = run(e, &(struct call){
+                  .method = "GET",
+                  .target = "/bkt?list-type=2&continuation-token=&delimiter="});
+  assert_int_equal(hs_op_response(op)->status, 200);
+  b = hs_buf_cstr(&hs_op_response(op)->body);
+  assert_non_null(strstr(b, "<KeyCount>5</KeyCount>"));
+  assert_null(strstr(b, "Delimiter"));
+  assert_null(strstr(b, "ContinuationToken"));
+  hs_op_free(op);
+  /* v1 does not encode Prefix; v2 and versions do */
+  const char *enc[][2] = {
+      {"/bkt?prefix=a%20&encoding-type=url", "<Prefix>a </Prefix>"},
+      {"/bkt?list-type=2&prefix=a%20&encoding-type=url",
+       "<Prefix>a%20</Prefix>"},
+      {"/bkt?versions&prefix=a%20&encoding-type=url",
+       "<Prefix>a%20</Prefix>"}};
+  for (int i = 0; i < 3; i++) {
+    op = run(e, &(struct call){.method = "GET", .target = enc[i][0]});
+    b = hs_buf_cstr(&hs_op_response(op)->body);
+    assert_non_null(strstr(b, enc[i][1]));
+    assert_non_null(strstr(b, "<Key>a%20c</Key>"));
+    hs_op_free(op);
+  }
+  /* ListObjectVersions: every object is its one version, null */
+  op = run(e, &(struct call){.method = "GET",
+                             .target = "/bkt?versions&max-keys=2"});
+  b = hs_buf_cstr(&hs_op_response(op)->body);
+  assert_non_null(strstr(b, "<ListVersionsResult"));
+  assert_non_null(strstr(b, "<Version><Key>a c</Key><VersionId>null"
+                            "</VersionId><IsLatest>true</IsLatest>"));
+  assert_non_null(strstr(b, "<NextKeyMarker>a+b</NextKeyMarker>"));
+  assert_non_null(strstr(b, "<NextVersionIdMarker>null"));
+  hs_op_free(op);
+  op = run(e, &(struct call){.method = "GET",
+                             .target = "/bkt?versions&key-marker=a%2Bb"});
+  b = hs_buf_cstr(&hs_op_response(op)->body);
+  assert_null(strstr(b, "<Key>a+b</Key>"));
+  assert_non_null(strstr(b, "<Key>d/e/f</Key>"));
+  assert_non_null(strstr(b, "<IsTruncated>false</IsTruncated>"));
   hs_op_free(op);
   expect(
       e,

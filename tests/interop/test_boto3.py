@@ -399,6 +399,38 @@ def listing(s3, c, bucket):
             Bucket=bucket, PaginationConfig={"PageSize": 5}):
         got += [o["Key"] for o in page.get("Contents", [])]
     c.eq(got, keys, "v1 pagination (marker)")
+    # botocore asks encoding-type=url; v1 does not encode Prefix
+    s3.put_object(Bucket=bucket, Key="sp ace/k", Body=b"x")
+    r = s3.list_objects(Bucket=bucket, Prefix="sp ace/")
+    c.eq((r["Prefix"], [o["Key"] for o in r["Contents"]]),
+         ("sp ace/", ["sp ace/k"]), "v1 Prefix with encoding-type=url")
+    r = s3.list_objects_v2(Bucket=bucket, Prefix="sp ace/")
+    c.eq(r["Prefix"], "sp ace/", "v2 Prefix with encoding-type=url")
+    s3.delete_object(Bucket=bucket, Key="sp ace/k")
+    r = s3.list_objects_v2(Bucket=bucket, ContinuationToken="", Delimiter="")
+    c.eq([o["Key"] for o in r["Contents"]], keys,
+         "an empty continuation token lists from the start")
+    c.ok("Delimiter" not in r, "an empty delimiter is not echoed")
+    # versions of an unversioned bucket: every object, version null
+    got = []
+    for page in s3.get_paginator("list_object_versions").paginate(
+            Bucket=bucket, PaginationConfig={"PageSize": 6}):
+        got += [(v["Key"], v["VersionId"], v["IsLatest"])
+                for v in page.get("Versions", [])]
+        c.eq(page.get("DeleteMarkers", []), [], "no delete markers")
+    c.eq(got, [(k, "null", True) for k in keys], "list_object_versions")
+    r = s3.list_object_versions(Bucket=bucket, Delimiter="/")
+    c.eq([p["Prefix"] for p in r["CommonPrefixes"]],
+         ["dir0/", "dir1/", "dir2/"], "versions: common prefixes")
+    c.eq(s3.get_object(Bucket=bucket, Key="top0", VersionId="null")["Body"]
+         .read(), b"x", "GET of version null")
+    s3.delete_object(Bucket=bucket, Key="top3", VersionId="null")
+    keys.remove("top3")
+    s3.delete_objects(Bucket=bucket, Delete={"Objects": [
+        {"Key": "top2", "VersionId": "null"}]})
+    keys.remove("top2")
+    c.eq([o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]],
+         keys, "deletes of version null")
     r = s3.delete_objects(Bucket=bucket, Delete={
         "Objects": [{"Key": k} for k in keys] + [{"Key": "never-was"}]})
     c.eq(sorted(d["Key"] for d in r["Deleted"]), sorted(keys + ["never-was"]),
