@@ -98,6 +98,10 @@ static const struct {
     {"Expires", "expires", "response-expires"},
 };
 #define NKEPT (sizeof kept / sizeof kept[0])
+/* Room kept in hs_obj_attrs.headers for the checksum lines (the longest,
+ * a multipart upload's algorithm, type and composite SHA-256, take 135
+ * bytes). */
+#define CKSUM_ROOM 160
 
 bool hs_attr_line_add(char *lines, size_t max, const char *name,
                       const char *value, size_t vl)
@@ -154,8 +158,8 @@ static bool add_content_encoding(char *lines, const char *v)
     p += n;
   }
   return used == 0 ||
-         hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1, "content-encoding",
-                          out, used);
+         hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1 - CKSUM_ROOM,
+                          "content-encoding", out, used);
 }
 
 static enum hs_err kept_headers(const struct hs_op *op, char *lines)
@@ -166,7 +170,7 @@ static enum hs_err kept_headers(const struct hs_op *op, char *lines)
       continue;
     bool ok = strcmp(kept[k].line, "content-encoding") == 0
                   ? add_content_encoding(lines, v)
-                  : hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1,
+                  : hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1 - CKSUM_ROOM,
                                      kept[k].line, v, strlen(v));
     if (!ok)
       return HS_ERR_INVALID_ARGUMENT;
@@ -209,6 +213,45 @@ enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
     return err;
   *out = a;
   return HS_OK;
+}
+
+bool hs_attrs_add_checksum(struct hs_obj_attrs *a, enum hs_cksum_alg alg,
+                           const char *b64, const char *type)
+{
+  const char *name = hs_cksum_header(alg);
+  return hs_attr_line_add(a->headers, sizeof a->headers, name, b64,
+                          strlen(b64)) &&
+         (!type || hs_attr_line_add(a->headers, sizeof a->headers,
+                                    "x-amz-checksum-type", type,
+                                    strlen(type)));
+}
+
+void hs_op_checksum_headers(struct hs_op *op, const struct hs_obj_attrs *a)
+{
+  const char *mode = hs_header_get(&op->req.headers, "x-amz-checksum-mode");
+  if (!mode || strcasecmp(mode, "ENABLED") != 0)
+    return;
+  bool any = false;
+  for (const char *l = a->headers; *l;) {
+    const char *colon = strchr(l, ':'), *nl = strchr(l, '\n');
+    if (!colon || !nl || colon > nl)
+      break;
+    char name[64], value[HS_OBJ_HEADERS_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", (int)(colon - l), l);
+    snprintf(value, sizeof value, "%.*s", (int)(nl - colon - 1), colon + 1);
+    if (hs_cksum_alg_of_header(name) != HS_CK_NONE) {
+      hs_resp_header(&op->resp, name, value);
+      any = true;
+    }
+    l = nl + 1;
+  }
+  size_t tl;
+  const char *type = hs_attr_line(a->headers, "x-amz-checksum-type", &tl);
+  if (any && type) {
+    char value[32];
+    snprintf(value, sizeof value, "%.*s", (int)tl, type);
+    hs_resp_header(&op->resp, "x-amz-checksum-type", value);
+  }
 }
 
 /* A GetObject's response-* override of a header, or NULL. */
@@ -688,6 +731,15 @@ void hs_op_end(struct hs_op *op)
   }
   if (op->cksum.alg && check_checksum(op))
     return;
+  /* kept with the object (or part), returned when asked for */
+  if (op->cksum.alg && op->writer &&
+      !hs_attrs_add_checksum(hs_writer_attrs(op->writer), op->cksum.alg,
+                             op->cksum_b64,
+                             op->kind == HS_OP_PUT_OBJECT ? "FULL_OBJECT"
+                                                          : NULL)) {
+    hs_op_error(op, HS_ERR_INTERNAL); /* CKSUM_ROOM is enough */
+    return;
+  }
   dispatch_end(op);
   if (!op->done)
     hs_op_error(op, HS_ERR_INTERNAL);

@@ -183,6 +183,12 @@ void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info);
 /* HS_ERR_INVALID_ARGUMENT if a response-* override holds a control
  * character (it would end up in a header). */
 enum hs_err hs_op_check_overrides(const struct hs_op *op);
+/* Adds an object's (or part's) checksum, and its type (NULL: none), to
+ * its attributes; false if it does not fit. */
+bool hs_attrs_add_checksum(struct hs_obj_attrs *a, enum hs_cksum_alg alg,
+                           const char *b64, const char *type);
+/* With x-amz-checksum-mode: ENABLED, the checksum headers kept in a. */
+void hs_op_checksum_headers(struct hs_op *op, const struct hs_obj_attrs *a);
 /* "name:value\n" lines (hs_obj_attrs.headers): appends one, if it fits in
  * max bytes with the NUL; finds one (its value and length) or NULL. */
 bool hs_attr_line_add(char *lines, size_t max, const char *name,

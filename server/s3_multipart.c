@@ -57,17 +57,66 @@ enum hs_err hs_op_part_args(struct hs_op *op)
   return err ? err : upload_id(op);
 }
 
+/* x-amz-checksum-algorithm and x-amz-checksum-type of a new upload, kept
+ * in its attributes as lines of those names; S3's defaults and rules: a
+ * CRC64NVME checksum is of the full object, a SHA one composite (of the
+ * parts' checksums). */
+static enum hs_err checksum_algorithm(const struct hs_op *op,
+                                      struct hs_obj_attrs *a,
+                                      const char **msg)
+{
+  const char *name = hs_header_get(&op->req.headers,
+                                   "x-amz-checksum-algorithm");
+  const char *type = hs_header_get(&op->req.headers, "x-amz-checksum-type");
+  if (!name) {
+    *msg = "x-amz-checksum-type needs x-amz-checksum-algorithm.";
+    return type ? HS_ERR_INVALID_REQUEST : HS_OK;
+  }
+  enum hs_cksum_alg alg = hs_cksum_alg_of_name(name);
+  *msg = "Checksum algorithm provided is unsupported.";
+  if (alg == HS_CK_NONE)
+    return HS_ERR_INVALID_REQUEST;
+  bool sha = alg == HS_CK_SHA1 || alg == HS_CK_SHA256;
+  if (!type)
+    type = alg == HS_CK_CRC64NVME ? "FULL_OBJECT" : "COMPOSITE";
+  *msg = "The checksum type is not valid for this algorithm.";
+  if (!(strcmp(type, "COMPOSITE") == 0 && alg != HS_CK_CRC64NVME) &&
+      !(strcmp(type, "FULL_OBJECT") == 0 && !sha))
+    return HS_ERR_INVALID_REQUEST;
+  const char *canon = hs_cksum_name(alg);
+  if (!hs_attr_line_add(a->headers, sizeof a->headers,
+                        "x-amz-checksum-algorithm", canon, strlen(canon)) ||
+      !hs_attr_line_add(a->headers, sizeof a->headers, "x-amz-checksum-type",
+                        type, strlen(type)))
+    return HS_ERR_INTERNAL;
+  return HS_OK;
+}
+
 static void create_end(struct hs_op *op)
 {
   struct hs_obj_attrs attrs;
   char id[HS_UPLOAD_ID_LEN + 1];
+  const char *msg = NULL;
   enum hs_err err = hs_op_attrs(op, &attrs);
+  if (!err && (err = checksum_algorithm(op, &attrs, &msg))) {
+    hs_op_error_msg(op, err, msg);
+    return;
+  }
   if (!err)
     err = hs_store_upload_create(op->srv->store, op->bucket, op->key, &attrs,
                                  id);
   if (err) {
     hs_op_error(op, err == HS_ERR_TOO_MANY ? HS_ERR_SLOW_DOWN : err);
     return;
+  }
+  size_t al, tl;
+  const char *alg = hs_attr_line(attrs.headers, "x-amz-checksum-algorithm",
+                                 &al);
+  const char *type = hs_attr_line(attrs.headers, "x-amz-checksum-type", &tl);
+  if (alg && type) {
+    hs_resp_headerf(&op->resp, "x-amz-checksum-algorithm", "%.*s", (int)al,
+                    alg);
+    hs_resp_headerf(&op->resp, "x-amz-checksum-type", "%.*s", (int)tl, type);
   }
   hs_op_xml_begin(op, 200);
   struct hs_buf *b = &op->resp.body;

@@ -191,6 +191,8 @@ bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g)
 void hs_op_get_headers(struct hs_op *op, const struct hs_get *g)
 {
   hs_op_object_headers(op, &g->info);
+  if (!g->partial) /* a checksum is of the whole object */
+    hs_op_checksum_headers(op, &g->info.attrs);
   op->resp.status = g->partial ? 206 : 200;
   if (g->partial)
     hs_resp_headerf(&op->resp, "Content-Range", "bytes %llu-%llu/%llu",
@@ -281,6 +283,26 @@ enum hs_err hs_op_copy_open(struct hs_op *op, struct hs_copy_src *s)
   return err;
 }
 
+/* The checksum lines of from (the source's) appended to to's. They fit:
+ * hs_op_attrs leaves room for them. */
+static void keep_checksum(struct hs_obj_attrs *to,
+                          const struct hs_obj_attrs *from)
+{
+  for (const char *l = from->headers; *l;) {
+    const char *nl = strchr(l, '\n');
+    if (!nl)
+      break;
+    if (strncmp(l, "x-amz-checksum-", 15) == 0) {
+      size_t used = strlen(to->headers), n = (size_t)(nl - l) + 1;
+      if (n < sizeof to->headers - used) {
+        memcpy(to->headers + used, l, n);
+        to->headers[used + n] = '\0';
+      }
+    }
+    l = nl + 1;
+  }
+}
+
 /* S3 refuses a copy onto itself that changes nothing. */
 static bool changes_nothing(const struct hs_op *op, const char *dir,
                             const struct hs_copy_src *s)
@@ -315,6 +337,7 @@ static void copy_end(struct hs_op *op)
   if (dir && strcmp(dir, "REPLACE") == 0) {
     if ((err = hs_op_attrs(op, &attrs)))
       goto fail;
+    keep_checksum(&attrs, &src.attrs); /* the bytes are the same */
   } else if (dir && strcmp(dir, "COPY") != 0) {
     err = HS_ERR_INVALID_ARGUMENT;
     goto fail;

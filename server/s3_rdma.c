@@ -151,6 +151,17 @@ static void rdma_put(struct hs_op *op, const char *tok,
     return;
   struct hs_writer *w = op->writer;
   op->writer = NULL;
+  if (op->cksum.alg && op->cksum.have_expected) { /* kept if the bytes match it; nothing is otherwise */
+    char b64[64];
+    hs_base64_encode(op->cksum.expected, hs_cksum_len(op->cksum.alg), b64);
+    if (!hs_attrs_add_checksum(hs_writer_attrs(w), op->cksum.alg, b64,
+                               op->kind == HS_OP_PUT_OBJECT ? "FULL_OBJECT"
+                                                            : NULL)) {
+      hs_writer_abort(w);
+      hs_op_error(op, HS_ERR_INTERNAL);
+      return;
+    }
+  }
   struct hs_rdma_checks checks = {
       .content_md5 = op->has_content_md5 ? op->content_md5 : NULL,
       .sha256 = op->auth.payload == HS_PAYLOAD_SHA256 ? op->auth.expected

@@ -77,6 +77,14 @@ enum hs_cksum_alg hs_cksum_alg_of_header(const char *name)
   return HS_CK_NONE;
 }
 
+enum hs_cksum_alg hs_cksum_alg_of_name(const char *name)
+{
+  for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+    if (strcasecmp(name, algs[i].name) == 0)
+      return algs[i].alg;
+  return HS_CK_NONE;
+}
+
 const char *hs_cksum_header(enum hs_cksum_alg alg)
 {
   for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)

@@ -35,6 +35,9 @@ struct hs_cksum {
 
 /* "x-amz-checksum-crc32" (any case) and the like; HS_CK_NONE otherwise. */
 enum hs_cksum_alg hs_cksum_alg_of_header(const char *name);
+/* "CRC32" (any case) and the like, as x-amz-checksum-algorithm names it;
+ * HS_CK_NONE otherwise. */
+enum hs_cksum_alg hs_cksum_alg_of_name(const char *name);
 /* The header name of an algorithm, lower-case. */
 const char *hs_cksum_header(enum hs_cksum_alg alg);
 /* "CRC32", for messages. */

@@ -522,6 +522,8 @@ enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n)
 
 uint64_t hs_writer_size(const struct hs_writer *w) { return w->size; }
 
+struct hs_obj_attrs *hs_writer_attrs(struct hs_writer *w) { return &w->attrs; }
+
 bool hs_writer_require_md5(struct hs_writer *w)
 {
   if (w->md5)

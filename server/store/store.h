@@ -113,6 +113,9 @@ enum hs_err hs_store_put(struct hs_store *st, const char *bucket,
  * HS_ERR_STORE_FULL (past max_memory). */
 enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n);
 uint64_t hs_writer_size(const struct hs_writer *w);
+/* The attributes the object (or part) is committed with: until the commit,
+ * the caller may add what only the payload tells (its checksum). */
+struct hs_obj_attrs *hs_writer_attrs(struct hs_writer *w);
 /* Computes the MD5 even with random_etags (to check a Content-MD5). Before
  * the first write; false after it (and nothing changes). */
 bool hs_writer_require_md5(struct hs_writer *w);

@@ -320,6 +320,53 @@ def aws_cli_copy(url, c):
          "the CLI's copy: the bytes")
 
 
+def checksums(s3, c, bucket):
+    """Checksums kept with objects and returned with x-amz-checksum-mode:
+    ENABLED; CreateMultipartUpload's algorithm."""
+    data = os.urandom(100000)
+    sha256 = base64.b64encode(hashlib.sha256(data).digest()).decode()
+    sha1 = base64.b64encode(hashlib.sha1(data).digest()).decode()
+    s3.put_object(Bucket=bucket, Key="ck", Body=data,
+                  ChecksumAlgorithm="SHA256")
+    for what, r in (
+            ("HEAD", s3.head_object(Bucket=bucket, Key="ck",
+                                    ChecksumMode="ENABLED")),
+            ("GET", s3.get_object(Bucket=bucket, Key="ck",
+                                  ChecksumMode="ENABLED"))):
+        h = r["ResponseMetadata"]["HTTPHeaders"]
+        c.eq((r.get("ChecksumSHA256"), h.get("x-amz-checksum-type")),
+             (sha256, "FULL_OBJECT"), what + " returns the checksum")
+    r = s3.head_object(Bucket=bucket, Key="ck")
+    c.ok("ChecksumSHA256" not in r, "no checksum unless asked for")
+    r = s3.get_object(Bucket=bucket, Key="ck", Range="bytes=0-9",
+                      ChecksumMode="ENABLED")
+    c.ok("ChecksumSHA256" not in r, "no checksum for a range")
+    s3.copy_object(Bucket=bucket, Key="ck2", MetadataDirective="REPLACE",
+                   CopySource={"Bucket": bucket, "Key": "ck"})
+    c.eq(s3.head_object(Bucket=bucket, Key="ck2", ChecksumMode="ENABLED")
+         .get("ChecksumSHA256"), sha256, "a copy keeps the checksum")
+    s3.put_object(Bucket=bucket, Key="ck", Body=data,
+                  ChecksumAlgorithm="SHA1")
+    r = s3.head_object(Bucket=bucket, Key="ck", ChecksumMode="ENABLED")
+    c.eq((r.get("ChecksumSHA1"), r.get("ChecksumSHA256")), (sha1, None),
+         "an overwrite's checksum")
+    r = s3.create_multipart_upload(Bucket=bucket, Key="ckmp",
+                                   ChecksumAlgorithm="SHA256")
+    c.eq(r.get("ChecksumAlgorithm"), "SHA256",
+         "CreateMultipartUpload returns the algorithm")
+    c.eq(r["ResponseMetadata"]["HTTPHeaders"].get("x-amz-checksum-type"),
+         "COMPOSITE", "and its type")
+    s3.abort_multipart_upload(Bucket=bucket, Key="ckmp",
+                              UploadId=r["UploadId"])
+    code, status, _ = error_of(
+        s3.create_multipart_upload, Bucket=bucket, Key="ckmp",
+        ChecksumAlgorithm="SHA256", ChecksumType="FULL_OBJECT") \
+        if "ChecksumType" in s3.meta.service_model.operation_model(
+            "CreateMultipartUpload").input_shape.members \
+        else ("InvalidRequest", 400, {})
+    c.eq((code, status), ("InvalidRequest", 400), "SHA256 is never FULL_OBJECT")
+
+
 def ranges(s3, c, bucket):
     data = bytes(range(256)) * 40  # 10240 bytes
     s3.put_object(Bucket=bucket, Key="r", Body=data)
@@ -549,6 +596,7 @@ def all_operations(s3, c):
     objects(s3, c, "data")
     standard_headers(s3, c, "data")
     copies(s3, c, "data")
+    checksums(s3, c, "data")
     ranges(s3, c, "data")
     s3.create_bucket(Bucket="listing")
     listing(s3, c, "listing")
@@ -711,6 +759,9 @@ def run(binary, c):
             c.eq((r.get("CacheControl"), r["Metadata"]),
                  ("max-age=60", {"empty": "", "full": "v"}),
                  "headers survive a restart")
+            c.ok("ChecksumSHA1" in s3.head_object(
+                Bucket="data", Key="ck", ChecksumMode="ENABLED"),
+                "checksums survive a restart")
             c.ok(not os.path.exists(os.path.join(d, "data", ".tmp-crash1")),
                  "temporary files removed at start")
             c.eq(s3.list_multipart_uploads(Bucket="data").get("Uploads", []),
