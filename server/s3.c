@@ -495,6 +495,7 @@ static enum hs_err check_auth(struct hs_op *op)
     err = hs_auth_no_body(&op->auth, op->srv->cfg, &r, rdma);
   if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
       err == HS_ERR_UNKNOWN_ACCESS_KEY || err == HS_ERR_AUTH_HEADER ||
+      err == HS_ERR_AUTH_QUERY ||
       err == HS_ERR_TIME_SKEWED || err == HS_ERR_EXPIRED)
     hs_stat_add(&op->srv->stats->auth_failures, 1);
   return err;

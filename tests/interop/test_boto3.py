@@ -673,6 +673,16 @@ def sigv4_rejections(url, c):
         raise Failure("tampered presigned URL accepted")
     except urllib.error.HTTPError as e:
         c.eq(e.code, 403, "tampered presigned URL")
+    # X-Amz-Expires of 0, negative or over seven days: S3's own error
+    for exp in (0, -5, 604801):
+        u = p.generate_presigned_url("get_object", Params={
+            "Bucket": "sig", "Key": "k"}, ExpiresIn=exp)
+        try:
+            urllib.request.urlopen(u)
+            raise Failure("X-Amz-Expires=%d accepted" % exp)
+        except urllib.error.HTTPError as e:
+            c.eq((e.code, b"<Code>AuthorizationQueryParametersError</Code>"
+                  in e.read()), (400, True), "X-Amz-Expires=%d" % exp)
     u = p.generate_presigned_url("get_object", Params={
         "Bucket": "sig", "Key": "k"}, ExpiresIn=1)
     time.sleep(2.2)
