@@ -127,17 +127,119 @@ static void create_end(struct hs_op *op)
   hs_buf_puts(b, "</InitiateMultipartUploadResult>\n");
 }
 
+/* One part's checksum of alg, as stored with it, decoded. */
+static bool part_digest(const struct hs_part_entry *p, enum hs_cksum_alg alg,
+                        uint8_t d[HS_CKSUM_MAX])
+{
+  size_t vl;
+  const char *v = hs_attr_line(p->checksum, hs_cksum_header(alg), &vl);
+  return v && hs_base64_decode(v, vl, d, hs_cksum_len(alg));
+}
+
+static uint64_t crc_of(const uint8_t *d, size_t len)
+{
+  uint64_t v = 0;
+  for (size_t i = 0; i < len; i++)
+    v = v << 8 | d[i];
+  return v;
+}
+
+/* The object's checksum from the listed parts' (l, by number), each of
+ * alg: COMPOSITE, the checksum of their checksums and "-N"; FULL_OBJECT,
+ * their CRCs joined. False if a part has none (or is not in l). */
+static bool join_parts(enum hs_cksum_alg alg, bool full,
+                       const struct hs_part_ref *parts, size_t n,
+                       const struct hs_part_entry *l, size_t ln, char *b64,
+                       size_t b64_max)
+{
+  struct hs_cksum c;
+  uint8_t d[HS_CKSUM_MAX];
+  size_t len = hs_cksum_len(alg), j = 0;
+  uint64_t crc = 0;
+  bool ok = hs_cksum_begin(&c, alg) == HS_OK;
+  for (size_t i = 0; i < n && ok; i++) {
+    while (j < ln && l[j].number < parts[i].number)
+      j++;
+    ok = j < ln && l[j].number == parts[i].number &&
+         strcmp(l[j].etag, parts[i].etag) == 0 && part_digest(&l[j], alg, d);
+    if (ok && full)
+      ok = hs_crc_join(alg, crc, crc_of(d, len), l[j].size, &crc);
+    else if (ok)
+      hs_cksum_update(&c, d, len);
+  }
+  if (ok && full) {
+    for (size_t i = 0; i < len; i++)
+      d[i] = (uint8_t)(crc >> (8 * (len - 1 - i)));
+    hs_base64_encode(d, len, b64);
+  } else if (ok) {
+    hs_cksum_final(&c, d);
+    hs_base64_encode(d, len, b64);
+    size_t used = strlen(b64);
+    snprintf(b64 + used, b64_max - used, "-%zu", n);
+  }
+  hs_cksum_free(&c);
+  return ok;
+}
+
+/* The checksum a completed upload gets, as a line for its attributes ("" if
+ * none): with CreateMultipartUpload's x-amz-checksum-algorithm, when every
+ * listed part has a checksum of it. */
+static void upload_checksum(struct hs_op *op, const struct hs_part_ref *parts,
+                            size_t n, char line[HS_PART_CKSUM_MAX])
+{
+  struct hs_obj_attrs a;
+  struct hs_part_entry *l = NULL;
+  size_t ln = 0, al, tl;
+  line[0] = '\0';
+  if (hs_store_upload_attrs(op->srv->store, op->bucket, op->key,
+                            op->upload_id, &a))
+    return;
+  const char *an = hs_attr_line(a.headers, "x-amz-checksum-algorithm", &al);
+  const char *tn = hs_attr_line(a.headers, "x-amz-checksum-type", &tl);
+  char name[16], b64[64];
+  if (!an || !tn || al >= sizeof name)
+    return;
+  snprintf(name, sizeof name, "%.*s", (int)al, an);
+  enum hs_cksum_alg alg = hs_cksum_alg_of_name(name);
+  bool full = tl == 11 && memcmp(tn, "FULL_OBJECT", 11) == 0;
+  if (hs_store_part_list(op->srv->store, op->bucket, op->key, op->upload_id,
+                         &l, &ln))
+    return;
+  if (join_parts(alg, full, parts, n, l, ln, b64, sizeof b64))
+    snprintf(line, HS_PART_CKSUM_MAX, "%s:%s\n", hs_cksum_header(alg), b64);
+  free(l);
+}
+
+/* The object's checksum elements of CompleteMultipartUploadResult. */
+static void put_checksum(struct hs_buf *b, const struct hs_obj_attrs *a)
+{
+  for (enum hs_cksum_alg alg = HS_CK_CRC32; alg <= HS_CK_SHA256; alg++) {
+    size_t vl, tl;
+    const char *v = hs_attr_line(a->headers, hs_cksum_header(alg), &vl);
+    const char *t = hs_attr_line(a->headers, "x-amz-checksum-type", &tl);
+    if (!v)
+      continue;
+    hs_buf_printf(b, "<Checksum%s>%.*s</Checksum%s>", hs_cksum_name(alg),
+                  (int)vl, v, hs_cksum_name(alg));
+    if (t)
+      hs_buf_printf(b, "<ChecksumType>%.*s</ChecksumType>", (int)tl, t);
+  }
+}
+
 static void complete_end(struct hs_op *op)
 {
   struct hs_part_ref *parts = NULL;
   size_t n = 0;
   struct hs_obj_info info;
+  char cksum[HS_PART_CKSUM_MAX] = "";
   enum hs_err err = upload_id(op);
   if (!err)
     err = hs_parse_complete(hs_buf_cstr(&op->body), op->body.len, &parts, &n);
   if (!err)
+    upload_checksum(op, parts, n, cksum);
+  if (!err)
     err = hs_store_upload_complete(op->srv->store, op->bucket, op->key,
-                                   op->upload_id, parts, n, &info);
+                                   op->upload_id, parts, n, cksum, &info);
   free(parts);
   if (err) {
     hs_op_error(op, err);
@@ -156,6 +258,7 @@ static void complete_end(struct hs_op *op)
   put_text(b, "Bucket", op->bucket);
   put_text(b, "Key", op->key);
   hs_buf_printf(b, "<ETag>&quot;%s&quot;</ETag>", info.etag);
+  put_checksum(b, &info.attrs);
   hs_buf_puts(b, "</CompleteMultipartUploadResult>\n");
 }
 

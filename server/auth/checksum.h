@@ -55,6 +55,12 @@ void hs_cksum_final(struct hs_cksum *c, uint8_t out[HS_CKSUM_MAX]);
 /* Accepts a zeroed struct. */
 void hs_cksum_free(struct hs_cksum *c);
 
+/* The CRC (CRC32, CRC32C or CRC64NVME) of A followed by B, from A's, B's
+ * and B's length: a multipart object's full-object checksum from its parts'.
+ * False for another algorithm. */
+bool hs_crc_join(enum hs_cksum_alg alg, uint64_t a, uint64_t b,
+                 uint64_t b_len, uint64_t *out);
+
 /* One-shot CRCs, for tests. */
 uint32_t hs_crc32(uint32_t crc, const void *p, size_t n);
 uint32_t hs_crc32c(uint32_t crc, const void *p, size_t n);

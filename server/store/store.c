@@ -1006,10 +1006,23 @@ static const struct done_upload *done_find(struct hs_store *st,
   return NULL;
 }
 
+enum hs_err hs_store_upload_attrs(struct hs_store *st, const char *bucket,
+                                  const char *key, const char *id,
+                                  struct hs_obj_attrs *out)
+{
+  ho_mutex_lock(&st->lock);
+  struct upload *u = upload_find(st, bucket, key, id, NULL);
+  if (u)
+    *out = u->attrs;
+  ho_mutex_unlock(&st->lock);
+  return u ? HS_OK : HS_ERR_NO_UPLOAD;
+}
+
 enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
                                      const char *key, const char *id,
                                      const struct hs_part_ref *parts,
-                                     size_t n, struct hs_obj_info *info)
+                                     size_t n, const char *add_headers,
+                                     struct hs_obj_info *info)
 {
   struct entry **es = calloc(n ? n : 1, sizeof *es);
   uint8_t *md5s = malloc((n ? n : 1) * HS_MD5_LEN);
@@ -1043,6 +1056,14 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
 
   struct hs_obj_info in = {.size = total, .mtime = now_s(), .parts = 0};
   in.attrs = u->attrs;
+  if (add_headers) {
+    size_t used = strlen(in.attrs.headers);
+    size_t al = strnlen(add_headers, HS_OBJ_HEADERS_MAX);
+    if (al > HS_OBJ_HEADERS_MAX - used)
+      err = HS_ERR_INTERNAL;
+    else
+      memcpy(in.attrs.headers + used, add_headers, al + 1);
+  }
   for (size_t i = 0; i < n; i++)
     if (!hs_unhex(es[i]->info.etag, 32, md5s + i * HS_MD5_LEN, HS_MD5_LEN))
       err = HS_ERR_INTERNAL;
@@ -1209,6 +1230,10 @@ enum hs_err hs_store_part_list(struct hs_store *st, const char *bucket,
       l[k].size = u->parts[k].e->info.size;
       l[k].mtime = u->parts[k].e->info.mtime;
       memcpy(l[k].etag, u->parts[k].e->info.etag, sizeof l[k].etag);
+      const char *h = u->parts[k].e->info.attrs.headers;
+      size_t hl = strnlen(h, sizeof l[k].checksum - 1);
+      memcpy(l[k].checksum, h, hl);
+      l[k].checksum[hl] = '\0';
     }
   }
   ho_mutex_unlock(&st->lock);

@@ -177,12 +177,19 @@ enum hs_err hs_store_upload_part(struct hs_store *st, const char *bucket,
 /* Checks the list (ascending part numbers: HS_ERR_INVALID_PART_ORDER; each
  * part uploaded with that ETag: HS_ERR_INVALID_PART; every part but the
  * last at least min_part_size: HS_ERR_ENTITY_TOO_SMALL), then writes the
- * object from the parts in that order, with the multipart ETag, and ends
- * the upload. */
+ * object from the parts in that order, with the multipart ETag and the
+ * upload's attributes (plus add_headers, lines for attrs.headers, if not
+ * NULL: its checksum), and ends the upload. A retry of a Complete that
+ * succeeded gets its result again. */
 enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
                                      const char *key, const char *id,
                                      const struct hs_part_ref *parts,
-                                     size_t n, struct hs_obj_info *info);
+                                     size_t n, const char *add_headers,
+                                     struct hs_obj_info *info);
+/* The attributes an upload was created with. */
+enum hs_err hs_store_upload_attrs(struct hs_store *st, const char *bucket,
+                                  const char *key, const char *id,
+                                  struct hs_obj_attrs *out);
 enum hs_err hs_store_upload_abort(struct hs_store *st, const char *bucket,
                                   const char *key, const char *id);
 
@@ -197,11 +204,14 @@ enum hs_err hs_store_upload_list(struct hs_store *st, const char *bucket,
                                  struct hs_upload_entry **out, size_t *n);
 void hs_upload_list_free(struct hs_upload_entry *l, size_t n);
 
+#define HS_PART_CKSUM_MAX 128
 struct hs_part_entry {
   unsigned number;
   uint64_t size;
   char etag[HS_ETAG_MAX];
   int64_t mtime;
+  /* the part's attrs.headers: its checksum line, if it has one */
+  char checksum[HS_PART_CKSUM_MAX];
 };
 /* The parts uploaded so far, by number; *out is malloc()ed. */
 enum hs_err hs_store_part_list(struct hs_store *st, const char *bucket,

@@ -356,8 +356,49 @@ def checksums(s3, c, bucket):
          "CreateMultipartUpload returns the algorithm")
     c.eq(r["ResponseMetadata"]["HTTPHeaders"].get("x-amz-checksum-type"),
          "COMPOSITE", "and its type")
-    s3.abort_multipart_upload(Bucket=bucket, Key="ckmp",
-                              UploadId=r["UploadId"])
+    up = r["UploadId"]
+    p1, p2 = os.urandom(5 * MiB), os.urandom(1000)
+    parts = []
+    for i, p in enumerate((p1, p2)):
+        pr = s3.upload_part(Bucket=bucket, Key="ckmp", UploadId=up,
+                            PartNumber=i + 1, Body=p,
+                            ChecksumAlgorithm="SHA256")
+        c.eq(pr.get("ChecksumSHA256"), base64.b64encode(
+            hashlib.sha256(p).digest()).decode(), "part checksum")
+        parts.append({"PartNumber": i + 1, "ETag": pr["ETag"],
+                      "ChecksumSHA256": pr["ChecksumSHA256"]})
+    want = base64.b64encode(hashlib.sha256(
+        hashlib.sha256(p1).digest() + hashlib.sha256(p2).digest())
+        .digest()).decode() + "-2"
+    r = s3.complete_multipart_upload(Bucket=bucket, Key="ckmp", UploadId=up,
+                                     MultipartUpload={"Parts": parts})
+    c.eq(r.get("ChecksumSHA256"), want, "composite checksum at Complete")
+    h = s3.head_object(Bucket=bucket, Key="ckmp", ChecksumMode="ENABLED")
+    c.eq((h.get("ChecksumSHA256"),
+          h["ResponseMetadata"]["HTTPHeaders"].get("x-amz-checksum-type")),
+         (want, "COMPOSITE"), "a multipart object's composite checksum")
+    s3.delete_object(Bucket=bucket, Key="ckmp")
+    if "ChecksumType" in s3.meta.service_model.operation_model(
+            "CreateMultipartUpload").input_shape.members:
+        up = s3.create_multipart_upload(
+            Bucket=bucket, Key="ckfull", ChecksumAlgorithm="CRC32",
+            ChecksumType="FULL_OBJECT")["UploadId"]
+        parts = []
+        for i, p in enumerate((p1, p2)):
+            pr = s3.upload_part(Bucket=bucket, Key="ckfull", UploadId=up,
+                                PartNumber=i + 1, Body=p,
+                                ChecksumAlgorithm="CRC32")
+            parts.append({"PartNumber": i + 1, "ETag": pr["ETag"],
+                          "ChecksumCRC32": pr["ChecksumCRC32"]})
+        s3.complete_multipart_upload(Bucket=bucket, Key="ckfull",
+                                     UploadId=up,
+                                     MultipartUpload={"Parts": parts})
+        h = s3.head_object(Bucket=bucket, Key="ckfull",
+                           ChecksumMode="ENABLED")
+        c.eq(h.get("ChecksumCRC32"), base64.b64encode(zlib.crc32(
+            p1 + p2).to_bytes(4, "big")).decode(),
+            "a multipart object's full-object CRC32")
+        s3.delete_object(Bucket=bucket, Key="ckfull")
     code, status, _ = error_of(
         s3.create_multipart_upload, Bucket=bucket, Key="ckmp",
         ChecksumAlgorithm="SHA256", ChecksumType="FULL_OBJECT") \
