@@ -283,11 +283,32 @@ enum hs_err hs_op_copy_open(struct hs_op *op, struct hs_copy_src *s)
   return err;
 }
 
-/* The checksum lines of from (the source's) appended to to's. They fit:
- * hs_op_attrs leaves room for them. */
+/* Removes the checksum lines (the copy of a multipart object is one
+ * piece: a COMPOSITE checksum, of its parts, is not its own). */
+static void drop_checksum(struct hs_obj_attrs *a)
+{
+  char *w = a->headers;
+  for (const char *l = a->headers; *l;) {
+    const char *nl = strchr(l, '\n');
+    size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+    if (strncmp(l, "x-amz-checksum-", 15) != 0) {
+      memmove(w, l, n);
+      w += n;
+    }
+    l += n;
+  }
+  *w = '\0';
+}
+
+/* The checksum lines of from (the source's) appended to to's, unless they
+ * are COMPOSITE. They fit: hs_op_attrs leaves room for them. */
 static void keep_checksum(struct hs_obj_attrs *to,
                           const struct hs_obj_attrs *from)
 {
+  size_t tl;
+  const char *t = hs_attr_line(from->headers, "x-amz-checksum-type", &tl);
+  if (t && tl == 9 && memcmp(t, "COMPOSITE", 9) == 0)
+    return;
   for (const char *l = from->headers; *l;) {
     const char *nl = strchr(l, '\n');
     if (!nl)
@@ -337,13 +358,14 @@ static void copy_end(struct hs_op *op)
   if (dir && strcmp(dir, "REPLACE") == 0) {
     if ((err = hs_op_attrs(op, &attrs)))
       goto fail;
-    keep_checksum(&attrs, &src.attrs); /* the bytes are the same */
   } else if (dir && strcmp(dir, "COPY") != 0) {
     err = HS_ERR_INVALID_ARGUMENT;
     goto fail;
   } else {
     attrs = src.attrs;
+    drop_checksum(&attrs);
   }
+  keep_checksum(&attrs, &src.attrs); /* the bytes are the same */
   err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, src.size,
                      &w);
   if (err)
