@@ -127,6 +127,8 @@ static const struct err_row rows[HS_ERR__COUNT] = {
     [HS_ERR_AUTH_QUERY] = {400, "AuthorizationQueryParametersError",
                            "The query parameters of this presigned URL are "
                            "not valid."},
+    [HS_ERR_NO_VERSION] = {404, "NoSuchVersion",
+                           "The specified version does not exist."},
 };
 
 static const struct err_row *row(enum hs_err err)

@@ -524,9 +524,14 @@ def listing(s3, c, bucket):
          .read(), b"x", "GET of version null")
     s3.delete_object(Bucket=bucket, Key="top3", VersionId="null")
     keys.remove("top3")
-    s3.delete_objects(Bucket=bucket, Delete={"Objects": [
-        {"Key": "top2", "VersionId": "null"}]})
+    r = s3.delete_objects(Bucket=bucket, Delete={"Objects": [
+        {"Key": "top2", "VersionId": "null"},
+        {"Key": "top1", "VersionId": "3HL4kqtJlcpXroDTDmJ"}]})
     keys.remove("top2")
+    c.eq(([(d["Key"], d.get("VersionId")) for d in r["Deleted"]],
+          [(e["Key"], e["Code"]) for e in r["Errors"]]),
+         ([("top2", "null")], [("top1", "NoSuchVersion")]),
+         "DeleteObjects: version null deleted, another is no such version")
     c.eq([o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]],
          keys, "deletes of version null")
     r = s3.delete_objects(Bucket=bucket, Delete={
