@@ -381,8 +381,16 @@ static void list_parts_end(struct hs_op *op)
     hs_buf_printf(b,
                   "<Part><PartNumber>%u</PartNumber><LastModified>%s"
                   "</LastModified><ETag>&quot;%s&quot;</ETag><Size>%llu"
-                  "</Size></Part>",
+                  "</Size>",
                   l[i].number, date, l[i].etag, (unsigned long long)l[i].size);
+    for (enum hs_cksum_alg a = HS_CK_CRC32; a <= HS_CK_SHA256; a++) {
+      size_t vl;
+      const char *v = hs_attr_line(l[i].checksum, hs_cksum_header(a), &vl);
+      if (v)
+        hs_buf_printf(b, "<Checksum%s>%.*s</Checksum%s>", hs_cksum_name(a),
+                      (int)vl, v, hs_cksum_name(a));
+    }
+    hs_buf_puts(b, "</Part>");
   }
   hs_buf_puts(b, "</ListPartsResult>\n");
   free(l);

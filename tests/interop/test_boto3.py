@@ -371,6 +371,9 @@ def checksums(s3, c, bucket):
             hashlib.sha256(p).digest()).decode(), "part checksum")
         parts.append({"PartNumber": i + 1, "ETag": pr["ETag"],
                       "ChecksumSHA256": pr["ChecksumSHA256"]})
+    listed = s3.list_parts(Bucket=bucket, Key="ckmp", UploadId=up)["Parts"]
+    c.eq([p.get("ChecksumSHA256") for p in listed],
+         [p["ChecksumSHA256"] for p in parts], "ListParts: the checksums")
     want = base64.b64encode(hashlib.sha256(
         hashlib.sha256(p1).digest() + hashlib.sha256(p2).digest())
         .digest()).decode() + "-2"
