@@ -251,7 +251,8 @@ static enum MHD_Result queue(struct req_ctx *rq, struct MHD_Connection *c)
   size_t pos = 0;
   const char *name, *value;
   while (hs_resp_next_header(r, &pos, &name, &value))
-    MHD_add_response_header(m, name, value);
+    /* libmicrohttpd refuses an empty value; a client reads " " as "" */
+    MHD_add_response_header(m, name, value[0] ? value : " ");
   MHD_add_response_header(m, "Server", SERVER_NAME);
   if (r->close)
     MHD_add_response_header(m, "Connection", "close");

@@ -85,6 +85,99 @@ void hs_op_xml_begin(struct hs_op *op, unsigned status)
 
 /* ---- attributes --------------------------------------------------------- */
 
+/* The headers an object keeps and returns as given, and the GetObject
+ * query parameter that replaces each in the response. */
+static const struct {
+  const char *name, *line, *override;
+} kept[] = {
+    {"Cache-Control", "cache-control", "response-cache-control"},
+    {"Content-Disposition", "content-disposition",
+     "response-content-disposition"},
+    {"Content-Encoding", "content-encoding", "response-content-encoding"},
+    {"Content-Language", "content-language", "response-content-language"},
+    {"Expires", "expires", "response-expires"},
+};
+#define NKEPT (sizeof kept / sizeof kept[0])
+/* Room kept in hs_obj_attrs.headers for the checksum lines (the longest,
+ * a multipart upload's algorithm, type and composite SHA-256, take 135
+ * bytes). */
+#define CKSUM_ROOM 160
+
+bool hs_attr_line_add(char *lines, size_t max, const char *name,
+                      const char *value, size_t vl)
+{
+  size_t used = strlen(lines), nl = strlen(name);
+  if (nl + vl + 2 > max - used)
+    return false;
+  memcpy(lines + used, name, nl);
+  lines[used + nl] = ':';
+  memcpy(lines + used + nl + 1, value, vl);
+  lines[used + nl + 1 + vl] = '\n';
+  lines[used + nl + 2 + vl] = '\0';
+  return true;
+}
+
+const char *hs_attr_line(const char *lines, const char *name, size_t *vl)
+{
+  size_t n = strlen(name);
+  for (const char *l = lines; *l;) {
+    const char *nl = strchr(l, '\n');
+    if (!nl)
+      break;
+    if ((size_t)(nl - l) > n && l[n] == ':' && memcmp(l, name, n) == 0) {
+      *vl = (size_t)(nl - l) - n - 1;
+      return l + n + 1;
+    }
+    l = nl + 1;
+  }
+  return NULL;
+}
+
+/* Content-Encoding as stored: without aws-chunked, which names how this
+ * request's body travels, not what the object is (S3 drops it too). */
+static bool add_content_encoding(char *lines, const char *v)
+{
+  char out[HS_OBJ_HEADERS_MAX + 1];
+  size_t used = 0;
+  for (const char *p = v; *p;) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    size_t t = n;
+    while (t && p[t - 1] == ' ')
+      t--;
+    if (t && !(t == 11 && strncasecmp(p, "aws-chunked", 11) == 0)) {
+      if (used + t + 1 >= sizeof out)
+        return false;
+      if (used)
+        out[used++] = ',';
+      memcpy(out + used, p, t);
+      used += t;
+    }
+    p += n;
+  }
+  return used == 0 ||
+         hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1 - CKSUM_ROOM,
+                          "content-encoding", out, used);
+}
+
+static enum hs_err kept_headers(const struct hs_op *op, char *lines)
+{
+  for (size_t k = 0; k < NKEPT; k++) {
+    const char *v = hs_header_get(&op->req.headers, kept[k].line);
+    if (!v)
+      continue;
+    bool ok = strcmp(kept[k].line, "content-encoding") == 0
+                  ? add_content_encoding(lines, v)
+                  : hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1 - CKSUM_ROOM,
+                                     kept[k].line, v, strlen(v));
+    if (!ok)
+      return HS_ERR_INVALID_ARGUMENT;
+  }
+  return HS_OK;
+}
+
 enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
 {
   struct hs_obj_attrs a;
@@ -115,7 +208,70 @@ enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
     a.meta[used++] = '\n';
   }
   a.meta[used] = '\0';
+  enum hs_err err = kept_headers(op, a.headers);
+  if (err)
+    return err;
   *out = a;
+  return HS_OK;
+}
+
+bool hs_attrs_add_checksum(struct hs_obj_attrs *a, enum hs_cksum_alg alg,
+                           const char *b64, const char *type)
+{
+  const char *name = hs_cksum_header(alg);
+  return hs_attr_line_add(a->headers, sizeof a->headers, name, b64,
+                          strlen(b64)) &&
+         (!type || hs_attr_line_add(a->headers, sizeof a->headers,
+                                    "x-amz-checksum-type", type,
+                                    strlen(type)));
+}
+
+void hs_op_checksum_headers(struct hs_op *op, const struct hs_obj_attrs *a)
+{
+  const char *mode = hs_header_get(&op->req.headers, "x-amz-checksum-mode");
+  if (!mode || strcasecmp(mode, "ENABLED") != 0)
+    return;
+  bool any = false;
+  for (const char *l = a->headers; *l;) {
+    const char *colon = strchr(l, ':'), *nl = strchr(l, '\n');
+    if (!colon || !nl || colon > nl)
+      break;
+    char name[64], value[HS_OBJ_HEADERS_MAX + 1];
+    snprintf(name, sizeof name, "%.*s", (int)(colon - l), l);
+    snprintf(value, sizeof value, "%.*s", (int)(nl - colon - 1), colon + 1);
+    if (hs_cksum_alg_of_header(name) != HS_CK_NONE) {
+      hs_resp_header(&op->resp, name, value);
+      any = true;
+    }
+    l = nl + 1;
+  }
+  size_t tl;
+  const char *type = hs_attr_line(a->headers, "x-amz-checksum-type", &tl);
+  if (any && type) {
+    char value[32];
+    snprintf(value, sizeof value, "%.*s", (int)tl, type);
+    hs_resp_header(&op->resp, "x-amz-checksum-type", value);
+  }
+}
+
+/* A GetObject's response-* override of a header, or NULL. */
+static const char *override(const struct hs_op *op, const char *param)
+{
+  if (op->kind != HS_OP_GET_OBJECT && op->kind != HS_OP_HEAD_OBJECT)
+    return NULL;
+  const struct hs_param *p = hs_query_get(&op->query, param);
+  return p ? p->value : NULL;
+}
+
+enum hs_err hs_op_check_overrides(const struct hs_op *op)
+{
+  for (size_t i = 0; i <= NKEPT; i++) {
+    const char *v = override(
+        op, i < NKEPT ? kept[i].override : "response-content-type");
+    for (; v && *v; v++)
+      if ((unsigned char)*v < 0x20 || *v == 0x7f)
+        return HS_ERR_INVALID_ARGUMENT;
+  }
   return HS_OK;
 }
 
@@ -126,10 +282,24 @@ void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info)
   hs_time_http(info->mtime, date);
   hs_resp_headerf(r, "ETag", "\"%s\"", info->etag);
   hs_resp_header(r, "Last-Modified", date);
-  hs_resp_header(r, "Content-Type", info->attrs.content_type[0]
-                                        ? info->attrs.content_type
-                                        : "binary/octet-stream");
+  const char *ct = override(op, "response-content-type");
+  hs_resp_header(r, "Content-Type",
+                 ct                            ? ct
+                 : info->attrs.content_type[0] ? info->attrs.content_type
+                                               : "binary/octet-stream");
   hs_resp_header(r, "Accept-Ranges", "bytes");
+  for (size_t k = 0; k < NKEPT; k++) {
+    const char *v = override(op, kept[k].override);
+    size_t vl;
+    if (v)
+      hs_resp_header(r, kept[k].name, v);
+    else if ((v = hs_attr_line(info->attrs.headers, kept[k].line, &vl))) {
+      char value[HS_OBJ_HEADERS_MAX + 1];
+      memcpy(value, v, vl);
+      value[vl] = '\0';
+      hs_resp_header(r, kept[k].name, value);
+    }
+  }
   const char *m = info->attrs.meta;
   while (*m) {
     const char *colon = strchr(m, ':');
@@ -267,9 +437,11 @@ static enum hs_step dispatch_begin(struct hs_op *op)
   case HS_OP_GET_OBJECT:
   case HS_OP_HEAD_OBJECT:
   case HS_OP_DELETE_OBJECT:
+  case HS_OP_GET_OBJECT_TAGGING:
     return hs_s3_object_begin(op);
   case HS_OP_CREATE_UPLOAD:
   case HS_OP_UPLOAD_PART:
+  case HS_OP_UPLOAD_PART_COPY:
   case HS_OP_COMPLETE_UPLOAD:
   case HS_OP_ABORT_UPLOAD:
   case HS_OP_LIST_PARTS:
@@ -287,10 +459,12 @@ static void dispatch_end(struct hs_op *op)
   case HS_OP_GET_OBJECT:
   case HS_OP_HEAD_OBJECT:
   case HS_OP_DELETE_OBJECT:
+  case HS_OP_GET_OBJECT_TAGGING:
     hs_s3_object_end(op);
     break;
   case HS_OP_CREATE_UPLOAD:
   case HS_OP_UPLOAD_PART:
+  case HS_OP_UPLOAD_PART_COPY:
   case HS_OP_COMPLETE_UPLOAD:
   case HS_OP_ABORT_UPLOAD:
   case HS_OP_LIST_PARTS:
@@ -321,6 +495,7 @@ static enum hs_err check_auth(struct hs_op *op)
     err = hs_auth_no_body(&op->auth, op->srv->cfg, &r, rdma);
   if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
       err == HS_ERR_UNKNOWN_ACCESS_KEY || err == HS_ERR_AUTH_HEADER ||
+      err == HS_ERR_AUTH_QUERY ||
       err == HS_ERR_TIME_SKEWED || err == HS_ERR_EXPIRED)
     hs_stat_add(&op->srv->stats->auth_failures, 1);
   return err;
@@ -557,6 +732,15 @@ void hs_op_end(struct hs_op *op)
   }
   if (op->cksum.alg && check_checksum(op))
     return;
+  /* kept with the object (or part), returned when asked for */
+  if (op->cksum.alg && op->writer &&
+      !hs_attrs_add_checksum(hs_writer_attrs(op->writer), op->cksum.alg,
+                             op->cksum_b64,
+                             op->kind == HS_OP_PUT_OBJECT ? "FULL_OBJECT"
+                                                          : NULL)) {
+    hs_op_error(op, HS_ERR_INTERNAL); /* CKSUM_ROOM is enough */
+    return;
+  }
   dispatch_end(op);
   if (!op->done)
     hs_op_error(op, HS_ERR_INTERNAL);

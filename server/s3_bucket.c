@@ -110,11 +110,16 @@ static void delete_objects(struct hs_op *op)
   struct hs_buf *b = &op->resp.body;
   hs_buf_puts(b, "<DeleteResult xmlns=\"" S3_NS "\">");
   for (size_t i = 0; i < l.n; i++) {
-    err = hs_store_delete(op->srv->store, op->bucket, l.keys[i]);
+    /* buckets are never versioned: an object's one version is "null" */
+    err = l.versions[i] == HS_DEL_OTHER_VERSION
+              ? HS_ERR_NO_VERSION
+              : hs_store_delete(op->srv->store, op->bucket, l.keys[i]);
     if (!err && l.quiet)
       continue;
     hs_buf_puts(b, err ? "<Error>" : "<Deleted>");
     put_text(b, "Key", l.keys[i]);
+    if (!err && l.versions[i] == HS_DEL_NULL_VERSION)
+      put_text(b, "VersionId", "null");
     if (err) {
       put_text(b, "Code", hs_err_code(err));
       put_text(b, "Message", hs_err_message(err));
@@ -192,6 +197,9 @@ void hs_s3_bucket_end(struct hs_op *op)
     break;
   case HS_OP_LIST_OBJECTS_V2:
     hs_s3_list_objects(op, true);
+    break;
+  case HS_OP_LIST_VERSIONS:
+    hs_s3_list_versions(op);
     break;
   case HS_OP_GET_LOCATION:
     location(op);

@@ -122,6 +122,13 @@ static const struct err_row rows[HS_ERR__COUNT] = {
                            "The server's memory store is full "
                            "(--max-memory): delete objects, or retry "
                            "later."},
+    [HS_ERR_INVALID_REQUEST] = {400, "InvalidRequest",
+                                "The request is not valid."},
+    [HS_ERR_AUTH_QUERY] = {400, "AuthorizationQueryParametersError",
+                           "The query parameters of this presigned URL are "
+                           "not valid."},
+    [HS_ERR_NO_VERSION] = {404, "NoSuchVersion",
+                           "The specified version does not exist."},
 };
 
 static const struct err_row *row(enum hs_err err)

@@ -32,6 +32,9 @@ enum hs_s3_kind {
   HS_OP_COMPLETE_UPLOAD,
   HS_OP_ABORT_UPLOAD,
   HS_OP_LIST_PARTS,
+  HS_OP_UPLOAD_PART_COPY,
+  HS_OP_GET_OBJECT_TAGGING,
+  HS_OP_LIST_VERSIONS,
   HS_OP_ADMIN_STATS,
   HS_OP_ADMIN_HEALTH,
   HS_OP_NOT_FOUND,
@@ -114,6 +117,7 @@ void hs_op_xml_begin(struct hs_op *op, unsigned status);
 enum hs_step hs_s3_bucket_begin(struct hs_op *op);
 void hs_s3_bucket_end(struct hs_op *op);
 void hs_s3_list_objects(struct hs_op *op, bool v2);
+void hs_s3_list_versions(struct hs_op *op);
 void hs_s3_list_buckets(struct hs_op *op);
 /* The one writer choice of PutObject (the store's put, with the request's
  * attributes) and UploadPart (the upload's part, with its arguments), for
@@ -141,6 +145,19 @@ bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g);
 /* A successful GET's status (200 or 206) and headers: the object's, and
  * Content-Range for a range. */
 void hs_op_get_headers(struct hs_op *op, const struct hs_get *g);
+/* The source of a CopyObject or UploadPartCopy: x-amz-copy-source, opened
+ * for reading, its x-amz-copy-source-if-* conditions held (412 otherwise).
+ * On success the caller closes s->reader. */
+struct hs_copy_src {
+  char bucket[HS_BUCKET_MAX + 1];
+  char key[HS_KEY_MAX + 1];
+  struct hs_obj_info info;
+  struct hs_reader *reader;
+};
+enum hs_err hs_op_copy_open(struct hs_op *op, struct hs_copy_src *s);
+/* count bytes of r from first on into w. */
+enum hs_err hs_copy_bytes(struct hs_reader *r, struct hs_writer *w,
+                          uint64_t first, uint64_t count);
 enum hs_step hs_s3_object_begin(struct hs_op *op);
 void hs_s3_object_end(struct hs_op *op);
 enum hs_step hs_s3_multipart_begin(struct hs_op *op);
@@ -158,7 +175,24 @@ enum hs_err hs_op_part_args(struct hs_op *op);
 /* Reads the attributes a PUT gives (Content-Type, x-amz-meta-*).
  * Errors: HS_ERR_INVALID_ARGUMENT (too long). */
 enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out);
-/* Adds ETag, Last-Modified, Content-Type and x-amz-meta-* headers. */
+/* Adds ETag, Last-Modified, Content-Type, the kept headers (Cache-Control,
+ * Content-Disposition, Content-Encoding, Content-Language, Expires) and
+ * x-amz-meta-*; a GetObject's or HeadObject's response-* query parameters
+ * replace what is stored. */
 void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info);
+/* HS_ERR_INVALID_ARGUMENT if a response-* override holds a control
+ * character (it would end up in a header). */
+enum hs_err hs_op_check_overrides(const struct hs_op *op);
+/* Adds an object's (or part's) checksum, and its type (NULL: none), to
+ * its attributes; false if it does not fit. */
+bool hs_attrs_add_checksum(struct hs_obj_attrs *a, enum hs_cksum_alg alg,
+                           const char *b64, const char *type);
+/* With x-amz-checksum-mode: ENABLED, the checksum headers kept in a. */
+void hs_op_checksum_headers(struct hs_op *op, const struct hs_obj_attrs *a);
+/* "name:value\n" lines (hs_obj_attrs.headers): appends one, if it fits in
+ * max bytes with the NUL; finds one (its value and length) or NULL. */
+bool hs_attr_line_add(char *lines, size_t max, const char *name,
+                      const char *value, size_t vl);
+const char *hs_attr_line(const char *lines, const char *name, size_t *vl);
 
 #endif

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* ListObjects (v1) and ListObjectsV2: parameters, paging tokens, XML. */
+/* ListObjects (v1), ListObjectsV2 and ListObjectVersions (of buckets that
+ * are never versioned: every object is its one version, "null"):
+ * parameters, paging tokens, XML. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,11 +12,14 @@
 #define S3_NS "http://s3.amazonaws.com/doc/2006-03-01/"
 #define MAX_KEYS 1000
 
+enum list_kind { LIST_V1, LIST_V2, LIST_VERSIONS };
+
 struct list_params {
+  enum list_kind kind;
   const char *prefix;
   const char *delim;
   const char *start_after; /* v2 */
-  const char *marker;      /* v1 */
+  const char *marker;      /* v1; key-marker of versions */
   const char *token;       /* v2, as given */
   char *token_key;         /* v2, decoded */
   size_t max;
@@ -66,12 +71,15 @@ static enum hs_err decode_token(const char *t, char **out)
   return HS_OK;
 }
 
-static enum hs_err parse_params(const struct hs_op *op, bool v2,
+static enum hs_err parse_params(const struct hs_op *op, enum list_kind kind,
                                 struct list_params *p)
 {
   memset(p, 0, sizeof *p);
+  p->kind = kind;
   p->prefix = param(op, "prefix");
   p->delim = param(op, "delimiter");
+  if (p->delim && !*p->delim)
+    p->delim = NULL; /* no delimiter: S3 omits it from the result */
   const char *enc = param(op, "encoding-type");
   if (enc && strcmp(enc, "url") != 0)
     return HS_ERR_INVALID_ARGUMENT;
@@ -79,8 +87,8 @@ static enum hs_err parse_params(const struct hs_op *op, bool v2,
   enum hs_err err = parse_max_keys(param(op, "max-keys"), &p->max);
   if (err)
     return err;
-  if (!v2) {
-    p->marker = param(op, "marker");
+  if (kind != LIST_V2) {
+    p->marker = param(op, kind == LIST_V1 ? "marker" : "key-marker");
     p->owner = true;
     return HS_OK;
   }
@@ -88,6 +96,8 @@ static enum hs_err parse_params(const struct hs_op *op, bool v2,
   const char *fo = param(op, "fetch-owner");
   p->owner = fo && strcmp(fo, "true") == 0;
   p->token = param(op, "continuation-token");
+  if (p->token && !*p->token)
+    p->token = NULL; /* empty: from the start, as S3 does */
   if (p->token)
     return decode_token(p->token, &p->token_key);
   return HS_OK;
@@ -119,8 +129,11 @@ static void put_items(struct hs_buf *b, const struct hs_lister *l,
       continue;
     char date[32];
     hs_time_iso8601(it->mtime, date);
-    hs_buf_puts(b, "<Contents>");
+    bool versions = p->kind == LIST_VERSIONS;
+    hs_buf_puts(b, versions ? "<Version>" : "<Contents>");
     put_str(b, "Key", it->key, p->url);
+    if (versions)
+      hs_buf_puts(b, "<VersionId>null</VersionId><IsLatest>true</IsLatest>");
     hs_buf_printf(b,
                   "<LastModified>%s</LastModified><ETag>&quot;%s&quot;</ETag>"
                   "<Size>%llu</Size>",
@@ -128,7 +141,10 @@ static void put_items(struct hs_buf *b, const struct hs_lister *l,
     if (p->owner)
       hs_buf_puts(b, "<Owner><ID>hipobj</ID><DisplayName>hipobj"
                      "</DisplayName></Owner>");
-    hs_buf_puts(b, "<StorageClass>STANDARD</StorageClass></Contents>");
+    hs_buf_puts(b, versions ? "<StorageClass>STANDARD</StorageClass>"
+                              "</Version>"
+                            : "<StorageClass>STANDARD</StorageClass>"
+                              "</Contents>");
   }
   for (size_t i = 0; i < l->n; i++) {
     if (!l->items[i].is_prefix)
@@ -139,16 +155,40 @@ static void put_items(struct hs_buf *b, const struct hs_lister *l,
   }
 }
 
-static void write_result(struct hs_op *op, bool v2, const struct hs_lister *l,
+/* ListObjectVersions' markers: the next page starts after a key, and its
+ * one version. */
+static void put_version_markers(const struct hs_op *op, struct hs_buf *b,
+                                const struct hs_lister *l,
+                                const struct list_params *p)
+{
+  const char *vm = param(op, "version-id-marker");
+  put_str(b, "KeyMarker", p->marker ? p->marker : "", p->url);
+  put_str(b, "VersionIdMarker", vm ? vm : "", false);
+  const char *last = hs_lister_last(l);
+  if (l->truncated && last) {
+    put_str(b, "NextKeyMarker", last, p->url);
+    put_str(b, "NextVersionIdMarker", "null", false);
+  }
+}
+
+static void write_result(struct hs_op *op, const struct hs_lister *l,
                          const struct list_params *p)
 {
+  bool v2 = p->kind == LIST_V2;
+  const char *root = p->kind == LIST_VERSIONS ? "ListVersionsResult"
+                                              : "ListBucketResult";
   hs_op_xml_begin(op, 200);
   struct hs_buf *b = &op->resp.body;
-  hs_buf_puts(b, "<ListBucketResult xmlns=\"" S3_NS "\">");
+  hs_buf_printf(b, "<%s xmlns=\"" S3_NS "\">", root);
   put_str(b, "Name", op->bucket, false);
-  put_str(b, "Prefix", p->prefix ? p->prefix : "", p->url);
-  if (!v2)
+  /* ListObjects (v1) encodes neither Prefix nor the prefix in it (S3's
+   * documentation; botocore decodes it only in the others) */
+  put_str(b, "Prefix", p->prefix ? p->prefix : "",
+          p->url && p->kind != LIST_V1);
+  if (p->kind == LIST_V1)
     put_str(b, "Marker", p->marker ? p->marker : "", p->url);
+  else if (p->kind == LIST_VERSIONS)
+    put_version_markers(op, b, l, p);
   if (p->delim)
     put_str(b, "Delimiter", p->delim, p->url);
   hs_buf_printf(b, "<MaxKeys>%zu</MaxKeys>", p->max);
@@ -174,22 +214,22 @@ static void write_result(struct hs_op *op, bool v2, const struct hs_lister *l,
         b->failed = true;
       }
     }
-  } else if (l->truncated && last) {
+  } else if (p->kind == LIST_V1 && l->truncated && last) {
     put_str(b, "NextMarker", last, p->url);
   }
   put_items(b, l, p);
-  hs_buf_puts(b, "</ListBucketResult>\n");
+  hs_buf_printf(b, "</%s>\n", root);
 }
 
-void hs_s3_list_objects(struct hs_op *op, bool v2)
+static void list(struct hs_op *op, enum list_kind kind)
 {
   struct list_params p;
-  enum hs_err err = parse_params(op, v2, &p);
+  enum hs_err err = parse_params(op, kind, &p);
   if (err) {
     hs_op_error(op, err);
     return;
   }
-  const char *after = v2 ? p.start_after : p.marker;
+  const char *after = kind == LIST_V2 ? p.start_after : p.marker;
   if (p.token_key && (!after || strcmp(p.token_key, after) > 0))
     after = p.token_key;
   struct hs_lister l;
@@ -204,7 +244,14 @@ void hs_s3_list_objects(struct hs_op *op, bool v2)
   if (err)
     hs_op_error(op, err);
   else
-    write_result(op, v2, &l, &p);
+    write_result(op, &l, &p);
   hs_lister_free(&l);
   free(p.token_key);
 }
+
+void hs_s3_list_objects(struct hs_op *op, bool v2)
+{
+  list(op, v2 ? LIST_V2 : LIST_V1);
+}
+
+void hs_s3_list_versions(struct hs_op *op) { list(op, LIST_VERSIONS); }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Multipart uploads: CreateMultipartUpload, UploadPart,
+/* Multipart uploads: CreateMultipartUpload, UploadPart, UploadPartCopy,
  * CompleteMultipartUpload, AbortMultipartUpload, ListParts. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,17 +57,66 @@ enum hs_err hs_op_part_args(struct hs_op *op)
   return err ? err : upload_id(op);
 }
 
+/* x-amz-checksum-algorithm and x-amz-checksum-type of a new upload, kept
+ * in its attributes as lines of those names; S3's defaults and rules: a
+ * CRC64NVME checksum is of the full object, a SHA one composite (of the
+ * parts' checksums). */
+static enum hs_err checksum_algorithm(const struct hs_op *op,
+                                      struct hs_obj_attrs *a,
+                                      const char **msg)
+{
+  const char *name = hs_header_get(&op->req.headers,
+                                   "x-amz-checksum-algorithm");
+  const char *type = hs_header_get(&op->req.headers, "x-amz-checksum-type");
+  if (!name) {
+    *msg = "x-amz-checksum-type needs x-amz-checksum-algorithm.";
+    return type ? HS_ERR_INVALID_REQUEST : HS_OK;
+  }
+  enum hs_cksum_alg alg = hs_cksum_alg_of_name(name);
+  *msg = "Checksum algorithm provided is unsupported.";
+  if (alg == HS_CK_NONE)
+    return HS_ERR_INVALID_REQUEST;
+  bool sha = alg == HS_CK_SHA1 || alg == HS_CK_SHA256;
+  if (!type)
+    type = alg == HS_CK_CRC64NVME ? "FULL_OBJECT" : "COMPOSITE";
+  *msg = "The checksum type is not valid for this algorithm.";
+  if (!(strcmp(type, "COMPOSITE") == 0 && alg != HS_CK_CRC64NVME) &&
+      !(strcmp(type, "FULL_OBJECT") == 0 && !sha))
+    return HS_ERR_INVALID_REQUEST;
+  const char *canon = hs_cksum_name(alg);
+  if (!hs_attr_line_add(a->headers, sizeof a->headers,
+                        "x-amz-checksum-algorithm", canon, strlen(canon)) ||
+      !hs_attr_line_add(a->headers, sizeof a->headers, "x-amz-checksum-type",
+                        type, strlen(type)))
+    return HS_ERR_INTERNAL;
+  return HS_OK;
+}
+
 static void create_end(struct hs_op *op)
 {
   struct hs_obj_attrs attrs;
   char id[HS_UPLOAD_ID_LEN + 1];
+  const char *msg = NULL;
   enum hs_err err = hs_op_attrs(op, &attrs);
+  if (!err && (err = checksum_algorithm(op, &attrs, &msg))) {
+    hs_op_error_msg(op, err, msg);
+    return;
+  }
   if (!err)
     err = hs_store_upload_create(op->srv->store, op->bucket, op->key, &attrs,
                                  id);
   if (err) {
     hs_op_error(op, err == HS_ERR_TOO_MANY ? HS_ERR_SLOW_DOWN : err);
     return;
+  }
+  size_t al, tl;
+  const char *alg = hs_attr_line(attrs.headers, "x-amz-checksum-algorithm",
+                                 &al);
+  const char *type = hs_attr_line(attrs.headers, "x-amz-checksum-type", &tl);
+  if (alg && type) {
+    hs_resp_headerf(&op->resp, "x-amz-checksum-algorithm", "%.*s", (int)al,
+                    alg);
+    hs_resp_headerf(&op->resp, "x-amz-checksum-type", "%.*s", (int)tl, type);
   }
   hs_op_xml_begin(op, 200);
   struct hs_buf *b = &op->resp.body;
@@ -77,17 +127,119 @@ static void create_end(struct hs_op *op)
   hs_buf_puts(b, "</InitiateMultipartUploadResult>\n");
 }
 
+/* One part's checksum of alg, as stored with it, decoded. */
+static bool part_digest(const struct hs_part_entry *p, enum hs_cksum_alg alg,
+                        uint8_t d[HS_CKSUM_MAX])
+{
+  size_t vl;
+  const char *v = hs_attr_line(p->checksum, hs_cksum_header(alg), &vl);
+  return v && hs_base64_decode(v, vl, d, hs_cksum_len(alg));
+}
+
+static uint64_t crc_of(const uint8_t *d, size_t len)
+{
+  uint64_t v = 0;
+  for (size_t i = 0; i < len; i++)
+    v = v << 8 | d[i];
+  return v;
+}
+
+/* The object's checksum from the listed parts' (l, by number), each of
+ * alg: COMPOSITE, the checksum of their checksums and "-N"; FULL_OBJECT,
+ * their CRCs joined. False if a part has none (or is not in l). */
+static bool join_parts(enum hs_cksum_alg alg, bool full,
+                       const struct hs_part_ref *parts, size_t n,
+                       const struct hs_part_entry *l, size_t ln, char *b64,
+                       size_t b64_max)
+{
+  struct hs_cksum c;
+  uint8_t d[HS_CKSUM_MAX];
+  size_t len = hs_cksum_len(alg), j = 0;
+  uint64_t crc = 0;
+  bool ok = hs_cksum_begin(&c, alg) == HS_OK;
+  for (size_t i = 0; i < n && ok; i++) {
+    while (j < ln && l[j].number < parts[i].number)
+      j++;
+    ok = j < ln && l[j].number == parts[i].number &&
+         strcmp(l[j].etag, parts[i].etag) == 0 && part_digest(&l[j], alg, d);
+    if (ok && full)
+      ok = hs_crc_join(alg, crc, crc_of(d, len), l[j].size, &crc);
+    else if (ok)
+      hs_cksum_update(&c, d, len);
+  }
+  if (ok && full) {
+    for (size_t i = 0; i < len; i++)
+      d[i] = (uint8_t)(crc >> (8 * (len - 1 - i)));
+    hs_base64_encode(d, len, b64);
+  } else if (ok) {
+    hs_cksum_final(&c, d);
+    hs_base64_encode(d, len, b64);
+    size_t used = strlen(b64);
+    snprintf(b64 + used, b64_max - used, "-%zu", n);
+  }
+  hs_cksum_free(&c);
+  return ok;
+}
+
+/* The checksum a completed upload gets, as a line for its attributes ("" if
+ * none): with CreateMultipartUpload's x-amz-checksum-algorithm, when every
+ * listed part has a checksum of it. */
+static void upload_checksum(struct hs_op *op, const struct hs_part_ref *parts,
+                            size_t n, char line[HS_PART_CKSUM_MAX])
+{
+  struct hs_obj_attrs a;
+  struct hs_part_entry *l = NULL;
+  size_t ln = 0, al, tl;
+  line[0] = '\0';
+  if (hs_store_upload_attrs(op->srv->store, op->bucket, op->key,
+                            op->upload_id, &a))
+    return;
+  const char *an = hs_attr_line(a.headers, "x-amz-checksum-algorithm", &al);
+  const char *tn = hs_attr_line(a.headers, "x-amz-checksum-type", &tl);
+  char name[16], b64[64];
+  if (!an || !tn || al >= sizeof name)
+    return;
+  snprintf(name, sizeof name, "%.*s", (int)al, an);
+  enum hs_cksum_alg alg = hs_cksum_alg_of_name(name);
+  bool full = tl == 11 && memcmp(tn, "FULL_OBJECT", 11) == 0;
+  if (hs_store_part_list(op->srv->store, op->bucket, op->key, op->upload_id,
+                         &l, &ln))
+    return;
+  if (join_parts(alg, full, parts, n, l, ln, b64, sizeof b64))
+    snprintf(line, HS_PART_CKSUM_MAX, "%s:%s\n", hs_cksum_header(alg), b64);
+  free(l);
+}
+
+/* The object's checksum elements of CompleteMultipartUploadResult. */
+static void put_checksum(struct hs_buf *b, const struct hs_obj_attrs *a)
+{
+  for (enum hs_cksum_alg alg = HS_CK_CRC32; alg <= HS_CK_SHA256; alg++) {
+    size_t vl, tl;
+    const char *v = hs_attr_line(a->headers, hs_cksum_header(alg), &vl);
+    const char *t = hs_attr_line(a->headers, "x-amz-checksum-type", &tl);
+    if (!v)
+      continue;
+    hs_buf_printf(b, "<Checksum%s>%.*s</Checksum%s>", hs_cksum_name(alg),
+                  (int)vl, v, hs_cksum_name(alg));
+    if (t)
+      hs_buf_printf(b, "<ChecksumType>%.*s</ChecksumType>", (int)tl, t);
+  }
+}
+
 static void complete_end(struct hs_op *op)
 {
   struct hs_part_ref *parts = NULL;
   size_t n = 0;
   struct hs_obj_info info;
+  char cksum[HS_PART_CKSUM_MAX] = "";
   enum hs_err err = upload_id(op);
   if (!err)
     err = hs_parse_complete(hs_buf_cstr(&op->body), op->body.len, &parts, &n);
   if (!err)
+    upload_checksum(op, parts, n, cksum);
+  if (!err)
     err = hs_store_upload_complete(op->srv->store, op->bucket, op->key,
-                                   op->upload_id, parts, n, &info);
+                                   op->upload_id, parts, n, cksum, &info);
   free(parts);
   if (err) {
     hs_op_error(op, err);
@@ -106,7 +258,86 @@ static void complete_end(struct hs_op *op)
   put_text(b, "Bucket", op->bucket);
   put_text(b, "Key", op->key);
   hs_buf_printf(b, "<ETag>&quot;%s&quot;</ETag>", info.etag);
+  put_checksum(b, &info.attrs);
   hs_buf_puts(b, "</CompleteMultipartUploadResult>\n");
+}
+
+/* x-amz-copy-source-range: "bytes=FIRST-LAST", both within the source;
+ * without it, the whole source. */
+static enum hs_err copy_range(const struct hs_op *op, uint64_t size,
+                              uint64_t *first, uint64_t *count)
+{
+  const char *v = hs_header_get(&op->req.headers, "x-amz-copy-source-range");
+  if (!v) {
+    *first = 0;
+    *count = size;
+    return HS_OK;
+  }
+  uint64_t n[2] = {0, 0};
+  const char *p = v;
+  if (strncmp(p, "bytes=", 6) != 0)
+    return HS_ERR_INVALID_ARGUMENT;
+  p += 6;
+  for (int i = 0; i < 2; i++) {
+    const char *d = p;
+    for (; *p >= '0' && *p <= '9'; p++) {
+      if (p - d >= 19)
+        return HS_ERR_INVALID_ARGUMENT;
+      n[i] = n[i] * 10 + (uint64_t)(*p - '0');
+    }
+    if (p == d || *p != (i ? '\0' : '-'))
+      return HS_ERR_INVALID_ARGUMENT;
+    p++;
+  }
+  if (n[0] > n[1] || n[1] >= size)
+    return HS_ERR_INVALID_ARGUMENT;
+  *first = n[0];
+  *count = n[1] - n[0] + 1;
+  return HS_OK;
+}
+
+/* UploadPartCopy: the part's bytes from an object (or a range of it). */
+static void part_copy_end(struct hs_op *op)
+{
+  struct hs_copy_src s = {.reader = NULL};
+  struct hs_writer *w = NULL;
+  struct hs_obj_info info;
+  uint64_t first = 0, count = 0;
+  enum hs_err err = hs_op_part_args(op);
+  if (!err)
+    err = hs_op_copy_open(op, &s);
+  if (!err && copy_range(op, s.info.size, &first, &count)) {
+    char m[160];
+    snprintf(m, sizeof m, "Range specified is not valid for source object "
+                          "of size: %llu", (unsigned long long)s.info.size);
+    hs_reader_close(s.reader);
+    hs_op_error_msg(op, HS_ERR_INVALID_ARGUMENT, m);
+    return;
+  }
+  if (!err && count > op->srv->cfg->max_object_size)
+    err = HS_ERR_ENTITY_TOO_LARGE;
+  if (!err)
+    err = hs_store_upload_part(op->srv->store, op->bucket, op->key,
+                               op->upload_id, op->part_number, count, &w);
+  if (!err)
+    err = hs_copy_bytes(s.reader, w, first, count);
+  hs_reader_close(s.reader);
+  if (!err) {
+    err = hs_writer_commit(w, NULL, &info);
+    w = NULL;
+  }
+  if (err) {
+    hs_writer_abort(w);
+    hs_op_error(op, err);
+    return;
+  }
+  char date[32];
+  hs_time_iso8601(info.mtime, date);
+  hs_op_xml_begin(op, 200);
+  hs_buf_printf(&op->resp.body,
+                "<CopyPartResult xmlns=\"" S3_NS "\"><LastModified>%s"
+                "</LastModified><ETag>&quot;%s&quot;</ETag></CopyPartResult>\n",
+                date, info.etag);
 }
 
 static void abort_end(struct hs_op *op)
@@ -150,8 +381,16 @@ static void list_parts_end(struct hs_op *op)
     hs_buf_printf(b,
                   "<Part><PartNumber>%u</PartNumber><LastModified>%s"
                   "</LastModified><ETag>&quot;%s&quot;</ETag><Size>%llu"
-                  "</Size></Part>",
+                  "</Size>",
                   l[i].number, date, l[i].etag, (unsigned long long)l[i].size);
+    for (enum hs_cksum_alg a = HS_CK_CRC32; a <= HS_CK_SHA256; a++) {
+      size_t vl;
+      const char *v = hs_attr_line(l[i].checksum, hs_cksum_header(a), &vl);
+      if (v)
+        hs_buf_printf(b, "<Checksum%s>%.*s</Checksum%s>", hs_cksum_name(a),
+                      (int)vl, v, hs_cksum_name(a));
+    }
+    hs_buf_puts(b, "</Part>");
   }
   hs_buf_puts(b, "</ListPartsResult>\n");
   free(l);
@@ -179,6 +418,9 @@ void hs_s3_multipart_end(struct hs_op *op)
     break;
   case HS_OP_UPLOAD_PART:
     hs_op_commit_writer(op);
+    break;
+  case HS_OP_UPLOAD_PART_COPY:
+    part_copy_end(op);
     break;
   case HS_OP_COMPLETE_UPLOAD:
     complete_end(op);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Object operations over HTTP: PutObject, CopyObject, GetObject (with
  * Range and conditions), HeadObject, DeleteObject. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -106,24 +107,40 @@ static bool etag_listed(const char *list, const char *etag)
   return false;
 }
 
-static enum hs_err conditions(const struct hs_op *op,
-                              const struct hs_obj_info *info)
+/* The conditions of a GET or HEAD ("if-"), or of a copy's source
+ * ("x-amz-copy-source-if-"), with S3's precedence: If-Match decides over
+ * If-Unmodified-Since, If-None-Match over If-Modified-Since. A GET that is
+ * not modified gets 304; a copy, 412. */
+static enum hs_err conditions_of(const struct hs_op *op, const char *prefix,
+                                 const struct hs_obj_info *info,
+                                 enum hs_err not_modified)
 {
   const struct hs_headers *h = &op->req.headers;
-  const char *im = hs_header_get(h, "if-match");
-  const char *ius = hs_header_get(h, "if-unmodified-since");
-  const char *inm = hs_header_get(h, "if-none-match");
-  const char *ims = hs_header_get(h, "if-modified-since");
+  char n[4][64];
+  snprintf(n[0], sizeof n[0], "%smatch", prefix);
+  snprintf(n[1], sizeof n[1], "%sunmodified-since", prefix);
+  snprintf(n[2], sizeof n[2], "%snone-match", prefix);
+  snprintf(n[3], sizeof n[3], "%smodified-since", prefix);
+  const char *im = hs_header_get(h, n[0]);
+  const char *ius = hs_header_get(h, n[1]);
+  const char *inm = hs_header_get(h, n[2]);
+  const char *ims = hs_header_get(h, n[3]);
   int64_t t;
   if (im && !etag_listed(im, info->etag))
     return HS_ERR_PRECONDITION;
   if (!im && ius && hs_time_parse_http(ius, &t) && info->mtime > t)
     return HS_ERR_PRECONDITION;
   if (inm && etag_listed(inm, info->etag))
-    return HS_ERR_NOT_MODIFIED;
+    return not_modified;
   if (!inm && ims && hs_time_parse_http(ims, &t) && info->mtime <= t)
-    return HS_ERR_NOT_MODIFIED;
+    return not_modified;
   return HS_OK;
+}
+
+static enum hs_err conditions(const struct hs_op *op,
+                              const struct hs_obj_info *info)
+{
+  return conditions_of(op, "if-", info, HS_ERR_NOT_MODIFIED);
 }
 
 /* ---- GET and HEAD ------------------------------------------------------- */
@@ -132,8 +149,10 @@ bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g)
 {
   memset(g, 0, sizeof *g);
   struct hs_obj_info *info = &g->info;
-  enum hs_err err = hs_store_get(op->srv->store, op->bucket, op->key, info,
-                                 reader ? &g->reader : NULL);
+  enum hs_err err = hs_op_check_overrides(op);
+  if (!err)
+    err = hs_store_get(op->srv->store, op->bucket, op->key, info,
+                       reader ? &g->reader : NULL);
   if (!err)
     err = conditions(op, info);
   if (err) {
@@ -172,6 +191,8 @@ bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g)
 void hs_op_get_headers(struct hs_op *op, const struct hs_get *g)
 {
   hs_op_object_headers(op, &g->info);
+  if (!g->partial) /* a checksum is of the whole object */
+    hs_op_checksum_headers(op, &g->info.attrs);
   op->resp.status = g->partial ? 206 : 200;
   if (g->partial)
     hs_resp_headerf(&op->resp, "Content-Range", "bytes %llu-%llu/%llu",
@@ -227,38 +248,113 @@ static enum hs_err copy_source(const struct hs_op *op,
   return HS_OK;
 }
 
-static enum hs_err copy_bytes(struct hs_reader *r, struct hs_writer *w,
-                              uint64_t size)
+enum hs_err hs_copy_bytes(struct hs_reader *r, struct hs_writer *w,
+                          uint64_t first, uint64_t count)
 {
   uint8_t *buf = malloc(COPY_CHUNK);
   if (!buf)
     return HS_ERR_NOMEM;
   enum hs_err err = HS_OK;
-  for (uint64_t off = 0; off < size && !err;) {
-    size_t n = size - off < COPY_CHUNK ? (size_t)(size - off) : COPY_CHUNK;
-    err = hs_reader_read(r, off, buf, n);
+  for (uint64_t done = 0; done < count && !err;) {
+    size_t n = count - done < COPY_CHUNK ? (size_t)(count - done) : COPY_CHUNK;
+    err = hs_reader_read(r, first + done, buf, n);
     if (!err)
       err = hs_writer_write(w, buf, n);
-    off += n;
+    done += n;
   }
   free(buf);
   return err;
 }
 
+enum hs_err hs_op_copy_open(struct hs_op *op, struct hs_copy_src *s)
+{
+  memset(s, 0, sizeof *s);
+  enum hs_err err = copy_source(op, s->bucket, s->key);
+  if (!err)
+    err = hs_store_get(op->srv->store, s->bucket, s->key, &s->info,
+                       &s->reader);
+  if (!err)
+    err = conditions_of(op, "x-amz-copy-source-if-", &s->info,
+                        HS_ERR_PRECONDITION);
+  if (err) {
+    hs_reader_close(s->reader);
+    s->reader = NULL;
+  }
+  return err;
+}
+
+/* Removes the checksum lines (the copy of a multipart object is one
+ * piece: a COMPOSITE checksum, of its parts, is not its own). */
+static void drop_checksum(struct hs_obj_attrs *a)
+{
+  char *w = a->headers;
+  for (const char *l = a->headers; *l;) {
+    const char *nl = strchr(l, '\n');
+    size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+    if (strncmp(l, "x-amz-checksum-", 15) != 0) {
+      memmove(w, l, n);
+      w += n;
+    }
+    l += n;
+  }
+  *w = '\0';
+}
+
+/* The checksum lines of from (the source's) appended to to's, unless they
+ * are COMPOSITE. They fit: hs_op_attrs leaves room for them. */
+static void keep_checksum(struct hs_obj_attrs *to,
+                          const struct hs_obj_attrs *from)
+{
+  size_t tl;
+  const char *t = hs_attr_line(from->headers, "x-amz-checksum-type", &tl);
+  if (t && tl == 9 && memcmp(t, "COMPOSITE", 9) == 0)
+    return;
+  for (const char *l = from->headers; *l;) {
+    const char *nl = strchr(l, '\n');
+    if (!nl)
+      break;
+    if (strncmp(l, "x-amz-checksum-", 15) == 0) {
+      size_t used = strlen(to->headers), n = (size_t)(nl - l) + 1;
+      if (n < sizeof to->headers - used) {
+        memcpy(to->headers + used, l, n);
+        to->headers[used + n] = '\0';
+      }
+    }
+    l = nl + 1;
+  }
+}
+
+/* S3 refuses a copy onto itself that changes nothing. */
+static bool changes_nothing(const struct hs_op *op, const char *dir,
+                            const struct hs_copy_src *s)
+{
+  return strcmp(s->bucket, op->bucket) == 0 && strcmp(s->key, op->key) == 0 &&
+         !(dir && strcmp(dir, "REPLACE") == 0) &&
+         !hs_header_get(&op->req.headers, "x-amz-storage-class");
+}
+
 static void copy_end(struct hs_op *op)
 {
-  char sb[HS_BUCKET_MAX + 1], sk[HS_KEY_MAX + 1];
-  struct hs_obj_info src, info;
-  struct hs_reader *r = NULL;
+  struct hs_copy_src s;
+  struct hs_obj_info info;
   struct hs_writer *w = NULL;
   struct hs_obj_attrs attrs;
-  enum hs_err err = copy_source(op, sb, sk);
-  if (!err)
-    err = hs_store_get(op->srv->store, sb, sk, &src, &r);
+  enum hs_err err = hs_op_copy_open(op, &s);
+  struct hs_reader *r = s.reader;
+  const struct hs_obj_info src = s.info;
   if (err)
     goto fail;
   const char *dir =
       hs_header_get(&op->req.headers, "x-amz-metadata-directive");
+  if (changes_nothing(op, dir, &s)) {
+    hs_reader_close(r);
+    hs_op_error_msg(op, HS_ERR_INVALID_REQUEST,
+                    "This copy request is illegal because it is trying to "
+                    "copy an object to itself without changing the "
+                    "object's metadata, storage class, website redirect "
+                    "location or encryption attributes.");
+    return;
+  }
   if (dir && strcmp(dir, "REPLACE") == 0) {
     if ((err = hs_op_attrs(op, &attrs)))
       goto fail;
@@ -267,12 +363,14 @@ static void copy_end(struct hs_op *op)
     goto fail;
   } else {
     attrs = src.attrs;
+    drop_checksum(&attrs);
   }
+  keep_checksum(&attrs, &src.attrs); /* the bytes are the same */
   err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, src.size,
                      &w);
   if (err)
     goto fail;
-  err = copy_bytes(r, w, src.size);
+  err = hs_copy_bytes(r, w, 0, src.size);
   hs_reader_close(r);
   r = NULL;
   if (err)
@@ -294,6 +392,24 @@ fail:
   hs_writer_abort(w);
   hs_reader_close(r);
   hs_op_error(op, err);
+}
+
+/* ---- tagging ------------------------------------------------------------ */
+
+/* GetObjectTagging: objects here never have tags (setting them is 501), so
+ * an existing object's TagSet is empty. Clients ask before they copy. */
+static void get_tagging_end(struct hs_op *op)
+{
+  struct hs_obj_info info;
+  enum hs_err err =
+      hs_store_get(op->srv->store, op->bucket, op->key, &info, NULL);
+  if (err) {
+    hs_op_error(op, err);
+    return;
+  }
+  hs_op_xml_begin(op, 200);
+  hs_buf_puts(&op->resp.body, "<Tagging xmlns=\"" S3_NS "\"><TagSet/>"
+                              "</Tagging>\n");
 }
 
 /* ---- entry points ------------------------------------------------------- */
@@ -319,6 +435,9 @@ void hs_s3_object_end(struct hs_op *op)
     break;
   case HS_OP_HEAD_OBJECT:
     get_end(op, true);
+    break;
+  case HS_OP_GET_OBJECT_TAGGING:
+    get_tagging_end(op);
     break;
   case HS_OP_DELETE_OBJECT: {
     enum hs_err err = hs_store_delete(op->srv->store, op->bucket, op->key);

@@ -4,9 +4,12 @@
  * 400 InvalidArgument and no reply header. A well-formed one the server
  * cannot serve (--decline-rdma, no RDMA device, a DC token, a length that
  * is not the payload's) gets 501 with x-amz-rdma-reply: 501, so the client
- * falls back to plain HTTP. Otherwise the engine answers first: 200 (or 206
+ * falls back to plain HTTP; so does a token of another protocol's shape
+ * (NVIDIA cuObject's DC descriptor), whose client falls back the same way
+ * but would stop at a 400. Otherwise the engine answers first: 200 (or 206
  * for a range) with x-amz-rdma-reply: 200:<server token>, and the payload
  * moves once the client says it is ready. The response never has a body. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +22,40 @@ static const uint8_t empty_sha256[HS_SHA256_LEN] = {
     0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14, 0x9a, 0xfb, 0xf4,
     0xc8, 0x99, 0x6f, 0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b,
     0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55};
+
+/* NVIDIA cuObject's descriptor: CUOBJ_DESC_LEN visible characters (no ':'),
+ * optionally followed by ":ADDR:SIZE" in hex, as its clients append the
+ * buffer's address and size. Its length alone tells it from ours
+ * (HO_TOKEN_HEX), so this never shadows a malformed hipObject token. */
+#define CUOBJ_DESC_LEN 81
+#define CUOBJ_FIELD_MAX 16
+
+static bool hex_field(const char *p, size_t n)
+{
+  if (n == 0 || n > CUOBJ_FIELD_MAX)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!isxdigit((unsigned char)p[i]))
+      return false;
+  return true;
+}
+
+static bool cuobject_descriptor(const char *t, size_t n)
+{
+  if (n < CUOBJ_DESC_LEN)
+    return false;
+  for (size_t i = 0; i < CUOBJ_DESC_LEN; i++)
+    if (t[i] <= ' ' || t[i] > '~' || t[i] == ':')
+      return false;
+  if (n == CUOBJ_DESC_LEN)
+    return true;
+  const char *addr = t + CUOBJ_DESC_LEN + 1;
+  const char *end = t + n;
+  const char *colon = memchr(addr, ':', (size_t)(end - addr));
+  return t[CUOBJ_DESC_LEN] == ':' && colon &&
+         hex_field(addr, (size_t)(colon - addr)) &&
+         hex_field(colon + 1, (size_t)(end - colon - 1));
+}
 
 static bool carries_payload(enum hs_s3_kind k)
 {
@@ -114,6 +151,17 @@ static void rdma_put(struct hs_op *op, const char *tok,
     return;
   struct hs_writer *w = op->writer;
   op->writer = NULL;
+  if (op->cksum.alg && op->cksum.have_expected) { /* kept if the bytes match it; nothing is otherwise */
+    char b64[64];
+    hs_base64_encode(op->cksum.expected, hs_cksum_len(op->cksum.alg), b64);
+    if (!hs_attrs_add_checksum(hs_writer_attrs(w), op->cksum.alg, b64,
+                               op->kind == HS_OP_PUT_OBJECT ? "FULL_OBJECT"
+                                                            : NULL)) {
+      hs_writer_abort(w);
+      hs_op_error(op, HS_ERR_INTERNAL);
+      return;
+    }
+  }
   struct hs_rdma_checks checks = {
       .content_md5 = op->has_content_md5 ? op->content_md5 : NULL,
       .sha256 = op->auth.payload == HS_PAYLOAD_SHA256 ? op->auth.expected
@@ -138,6 +186,13 @@ bool hs_s3_rdma(struct hs_op *op)
   if (op->req.chunked || (op->req.has_length && op->req.content_length)) {
     hs_op_error_msg(op, HS_ERR_INVALID_ARGUMENT,
                     "A request with x-amz-rdma-token has no body.");
+    return true;
+  }
+  if (hs_header_count(h, "x-amz-rdma-token") == 1 &&
+      cuobject_descriptor(tok, strlen(tok))) {
+    decline(op, HS_ERR_RDMA_UNSERVABLE,
+            "This server serves hipObject RC tokens only, not cuObject "
+            "descriptors; use plain HTTP.");
     return true;
   }
   if (hs_header_count(h, "x-amz-rdma-token") != 1 ||

@@ -28,6 +28,10 @@ static bool other_subresource(const struct hs_query *q,
   for (size_t i = 0; i < sizeof subresources / sizeof subresources[0]; i++) {
     if (!has(q, subresources[i]))
       continue;
+    /* buckets are never versioned: "null" names an object's one version */
+    if (strcmp(subresources[i], "versionId") == 0 &&
+        strcmp(hs_query_get(q, "versionId")->value, "null") == 0)
+      continue;
     bool ok = false;
     for (size_t k = 0; k < n; k++)
       ok = ok || strcmp(allowed[k], subresources[i]) == 0;
@@ -46,9 +50,12 @@ static enum hs_s3_kind route_bucket(const char *m, const struct hs_query *q)
 {
   static const char *const none[] = {NULL};
   if (strcmp(m, "GET") == 0) {
-    static const char *const ok[] = {"location", "versioning", "uploads"};
-    if (other_subresource(q, ok, 3))
+    static const char *const ok[] = {"location", "versioning", "uploads",
+                                     "versions"};
+    if (other_subresource(q, ok, 4))
       return HS_OP_NOT_IMPLEMENTED;
+    if (has(q, "versions"))
+      return HS_OP_LIST_VERSIONS;
     if (has(q, "location"))
       return HS_OP_GET_LOCATION;
     if (has(q, "versioning"))
@@ -82,6 +89,11 @@ static enum hs_s3_kind route_object(const char *m, const struct hs_query *q,
 {
   static const char *const upload[] = {"uploadId", "partNumber"};
   bool upload_id = has(q, "uploadId");
+  if (strcmp(m, "GET") == 0 && has(q, "tagging")) {
+    static const char *const tagging[] = {"tagging"};
+    return other_subresource(q, tagging, 1) ? HS_OP_NOT_IMPLEMENTED
+                                            : HS_OP_GET_OBJECT_TAGGING;
+  }
   if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
     if (other_subresource(q, upload, upload_id ? 1 : 0))
       return HS_OP_NOT_IMPLEMENTED;
@@ -92,7 +104,7 @@ static enum hs_s3_kind route_object(const char *m, const struct hs_query *q,
   }
   if (strcmp(m, "PUT") == 0) {
     if (upload_id && has(q, "partNumber") && !other_subresource(q, upload, 2))
-      return copy_source ? HS_OP_NOT_IMPLEMENTED : HS_OP_UPLOAD_PART;
+      return copy_source ? HS_OP_UPLOAD_PART_COPY : HS_OP_UPLOAD_PART;
     if (other_subresource(q, upload, 0))
       return HS_OP_NOT_IMPLEMENTED;
     return copy_source ? HS_OP_COPY_OBJECT : HS_OP_PUT_OBJECT;
@@ -169,6 +181,9 @@ const char *hs_s3_kind_name(enum hs_s3_kind k)
       [HS_OP_COMPLETE_UPLOAD] = "CompleteMultipartUpload",
       [HS_OP_ABORT_UPLOAD] = "AbortMultipartUpload",
       [HS_OP_LIST_PARTS] = "ListParts",
+      [HS_OP_UPLOAD_PART_COPY] = "UploadPartCopy",
+      [HS_OP_GET_OBJECT_TAGGING] = "GetObjectTagging",
+      [HS_OP_LIST_VERSIONS] = "ListObjectVersions",
       [HS_OP_ADMIN_STATS] = "AdminStats",
       [HS_OP_ADMIN_HEALTH] = "AdminHealth",
       [HS_OP_NOT_FOUND] = "-",
@@ -184,11 +199,13 @@ static const struct {
   const char *prefix;
   const char *allowed[2];
 } unsupported[] = {
+    /* copying an object's tags, of which it has none, is done anyway */
+    {"x-amz-tagging-directive", {"COPY"}},
     {"x-amz-server-side-encryption", {NULL}}, /* SSE-S3, SSE-KMS, SSE-C */
     {"x-amz-copy-source-server-side-encryption", {NULL}},
     {"x-amz-acl", {"private"}},
     {"x-amz-grant-", {NULL}},
-    {"x-amz-tagging", {NULL}},
+    {"x-amz-tagging", {NULL}}, /* the directive is matched above */
     {"x-amz-object-lock-", {NULL}},
     {"x-amz-bucket-object-lock-", {NULL}},
     {"x-amz-website-redirect-location", {NULL}},
@@ -203,6 +220,8 @@ const char *hs_s3_unsupported_header(const struct hs_headers *h)
       const char *p = unsupported[k].prefix;
       if (strncasecmp(name, p, strlen(p)) != 0)
         continue;
+      if (k > 0 && strcasecmp(name, unsupported[0].prefix) == 0)
+        break; /* the tagging directive: decided by its own entry */
       const char *const *ok = unsupported[k].allowed;
       if (!(ok[0] && strcmp(value, ok[0]) == 0) &&
           !(ok[1] && strcmp(value, ok[1]) == 0))

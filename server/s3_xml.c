@@ -102,7 +102,9 @@ void hs_delete_list_free(struct hs_delete_list *l)
   for (size_t i = 0; i < l->n; i++)
     free(l->keys[i]);
   free(l->keys);
+  free(l->versions);
   l->keys = NULL;
+  l->versions = NULL;
   l->n = 0;
 }
 
@@ -124,7 +126,8 @@ enum hs_err hs_parse_delete(const char *body, size_t len,
   enum hs_err err = hs_xml_parse(body, len, &d);
   if (err)
     return err;
-  struct hs_delete_list l = {.keys = NULL, .n = 0, .quiet = false};
+  struct hs_delete_list l = {
+      .keys = NULL, .versions = NULL, .n = 0, .quiet = false};
   err = HS_ERR_MALFORMED_XML;
   if (!hs_xml_is(&d, 0, "Delete"))
     goto fail;
@@ -140,7 +143,8 @@ enum hs_err hs_parse_delete(const char *body, size_t len,
   if (count == 0 || count > HS_MAX_DELETE)
     goto fail;
   l.keys = calloc(count, sizeof *l.keys);
-  if (!l.keys) {
+  l.versions = calloc(count, sizeof *l.versions);
+  if (!l.keys || !l.versions) {
     err = HS_ERR_NOMEM;
     goto fail;
   }
@@ -156,6 +160,13 @@ enum hs_err hs_parse_delete(const char *body, size_t len,
     }
     memcpy(k, t, tl);
     k[tl] = '\0';
+    int v = hs_xml_child(&d, c, "VersionId");
+    l.versions[l.n] = HS_DEL_CURRENT;
+    if (v >= 0)
+      l.versions[l.n] = leaf_text(&d, v, &t, &tl) && tl == 4 &&
+                                memcmp(t, "null", 4) == 0
+                            ? HS_DEL_NULL_VERSION
+                            : HS_DEL_OTHER_VERSION;
     l.keys[l.n++] = k;
   }
   hs_xml_free(&d);

@@ -21,14 +21,22 @@
 enum hs_err hs_parse_complete(const char *body, size_t len,
                               struct hs_part_ref **parts, size_t *n);
 
+enum hs_delete_version {
+  HS_DEL_CURRENT,      /* no VersionId */
+  HS_DEL_NULL_VERSION, /* VersionId null: an unversioned object's */
+  HS_DEL_OTHER_VERSION /* another: there is none such here */
+};
+
 struct hs_delete_list {
   char **keys; /* n keys, each malloc()ed, NUL-terminated */
+  enum hs_delete_version *versions; /* n */
   size_t n;
   bool quiet;
 };
 
-/* <Delete><Quiet>true</Quiet><Object><Key>k</Key></Object>...</Delete>:
- * 1..HS_MAX_DELETE objects, keys 1..1024 bytes without NUL. */
+/* <Delete><Quiet>true</Quiet><Object><Key>k</Key>[<VersionId>v</VersionId>]
+ * </Object>...</Delete>: 1..HS_MAX_DELETE objects, keys 1..1024 bytes
+ * without NUL. */
 enum hs_err hs_parse_delete(const char *body, size_t len,
                             struct hs_delete_list *out);
 void hs_delete_list_free(struct hs_delete_list *l);

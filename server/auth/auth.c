@@ -54,6 +54,10 @@ static enum hs_err parse_credentials(struct hs_auth *a,
   }
   if (hs_query_get(r->query, "X-Amz-Algorithm")) {
     enum hs_err err = hs_sigv4_parse_query(r->query, &a->sig);
+    if (err == HS_ERR_AUTH_QUERY)
+      snprintf(a->detail, sizeof a->detail,
+               "X-Amz-Expires must be a whole number of seconds from 1 to "
+               "604800 (seven days).");
     if (err)
       return err;
     memcpy(a->amz_date, a->sig.amz_date, 17);

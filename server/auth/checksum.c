@@ -77,6 +77,64 @@ enum hs_cksum_alg hs_cksum_alg_of_header(const char *name)
   return HS_CK_NONE;
 }
 
+enum hs_cksum_alg hs_cksum_alg_of_name(const char *name)
+{
+  for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)
+    if (strcasecmp(name, algs[i].name) == 0)
+      return algs[i].alg;
+  return HS_CK_NONE;
+}
+
+/* ---- joining CRCs ---------------------------------------------------------
+ * A reflected CRC of width w is a polynomial over GF(2) with x^0 in the top
+ * bit. The CRC of A then B is the CRC of A multiplied by x^(8 len(B))
+ * modulo the generator, plus the CRC of B (the pre- and post-inversions
+ * cancel out). The power is built from x^(2^k), squared step by step. */
+
+static uint64_t poly_of(enum hs_cksum_alg alg, unsigned *w)
+{
+  *w = alg == HS_CK_CRC64NVME ? 64 : 32;
+  return alg == HS_CK_CRC32    ? 0xEDB88320u
+         : alg == HS_CK_CRC32C ? 0x82F63B78u
+                               : 0x9A6C9329AC4BC9B5ull;
+}
+
+/* a * b modulo the generator, reflected, width w. */
+static uint64_t gf2_mul(uint64_t a, uint64_t b, uint64_t poly, unsigned w)
+{
+  uint64_t top = (uint64_t)1 << (w - 1), r = 0;
+  for (uint64_t bit = top; bit; bit >>= 1) {
+    if (a & bit)
+      r ^= b;
+    b = (b & 1) ? (b >> 1) ^ poly : b >> 1;
+  }
+  return r;
+}
+
+/* x^(8 n) modulo the generator. */
+static uint64_t x_pow_bytes(uint64_t n, uint64_t poly, unsigned w)
+{
+  uint64_t r = (uint64_t)1 << (w - 1); /* x^0 (x^k is bit w - 1 - k) */
+  uint64_t sq = (uint64_t)1 << (w - 9); /* x^8, then x^16, x^32, ... */
+  for (; n; n >>= 1) {
+    if (n & 1)
+      r = gf2_mul(r, sq, poly, w);
+    sq = gf2_mul(sq, sq, poly, w);
+  }
+  return r;
+}
+
+bool hs_crc_join(enum hs_cksum_alg alg, uint64_t a, uint64_t b,
+                 uint64_t b_len, uint64_t *out)
+{
+  if (alg != HS_CK_CRC32 && alg != HS_CK_CRC32C && alg != HS_CK_CRC64NVME)
+    return false;
+  unsigned w;
+  uint64_t poly = poly_of(alg, &w);
+  *out = gf2_mul(x_pow_bytes(b_len, poly, w), a, poly, w) ^ b;
+  return true;
+}
+
 const char *hs_cksum_header(enum hs_cksum_alg alg)
 {
   for (size_t i = 0; i < sizeof algs / sizeof algs[0]; i++)

@@ -35,6 +35,9 @@ struct hs_cksum {
 
 /* "x-amz-checksum-crc32" (any case) and the like; HS_CK_NONE otherwise. */
 enum hs_cksum_alg hs_cksum_alg_of_header(const char *name);
+/* "CRC32" (any case) and the like, as x-amz-checksum-algorithm names it;
+ * HS_CK_NONE otherwise. */
+enum hs_cksum_alg hs_cksum_alg_of_name(const char *name);
 /* The header name of an algorithm, lower-case. */
 const char *hs_cksum_header(enum hs_cksum_alg alg);
 /* "CRC32", for messages. */
@@ -51,6 +54,12 @@ void hs_cksum_update(struct hs_cksum *c, const void *p, size_t n);
 void hs_cksum_final(struct hs_cksum *c, uint8_t out[HS_CKSUM_MAX]);
 /* Accepts a zeroed struct. */
 void hs_cksum_free(struct hs_cksum *c);
+
+/* The CRC (CRC32, CRC32C or CRC64NVME) of A followed by B, from A's, B's
+ * and B's length: a multipart object's full-object checksum from its parts'.
+ * False for another algorithm. */
+bool hs_crc_join(enum hs_cksum_alg alg, uint64_t a, uint64_t b,
+                 uint64_t b_len, uint64_t *out);
 
 /* One-shot CRCs, for tests. */
 uint32_t hs_crc32(uint32_t crc, const void *p, size_t n);

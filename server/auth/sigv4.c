@@ -202,12 +202,14 @@ enum hs_err hs_sigv4_parse_query(const struct hs_query *q,
   if (!parse_credential(cred, strlen(cred), &a) ||
       !parse_signed_headers(sh, strlen(sh), &a) ||
       !parse_signature(sig, strlen(sig), &a) ||
-      !hs_sigv4_parse_time(date, &t) ||
-      elen == 0 || elen > 6 || !is_digits(exp, elen))
+      !hs_sigv4_parse_time(date, &t))
     return HS_ERR_AUTH_HEADER;
+  /* 0, negative, more than seven days, not a number: S3's own error */
+  if (elen == 0 || elen > 6 || !is_digits(exp, elen))
+    return HS_ERR_AUTH_QUERY;
   a.expires = (uint32_t)strtoul(exp, NULL, 10);
   if (a.expires < 1 || a.expires > 604800)
-    return HS_ERR_AUTH_HEADER;
+    return HS_ERR_AUTH_QUERY;
   memcpy(a.amz_date, date, 17);
   a.presigned = true;
   *out = a;

@@ -46,7 +46,8 @@ enum hs_err hs_sigv4_parse_header(const char *s, size_t len,
 
 /* The presigned form: X-Amz-Algorithm, X-Amz-Credential, X-Amz-Date,
  * X-Amz-Expires (1..604800), X-Amz-SignedHeaders, X-Amz-Signature.
- * Error: HS_ERR_AUTH_HEADER. */
+ * Errors: HS_ERR_AUTH_QUERY (X-Amz-Expires), HS_ERR_AUTH_HEADER (the
+ * rest). */
 enum hs_err hs_sigv4_parse_query(const struct hs_query *q,
                                  struct hs_sigv4_auth *out);
 

@@ -13,6 +13,10 @@
 #include "store_ops.h"
 
 #define COPY_CHUNK (1u << 20)
+/* Completed uploads remembered, so that a retried CompleteMultipartUpload
+ * (SDKs retry it) gets the same result: the last DONE_MAX, for DONE_TTL_S. */
+#define DONE_MAX 1024
+#define DONE_TTL_S 900
 
 struct entry {
   char *key; /* objects; NULL for parts */
@@ -44,6 +48,15 @@ struct upload {
   bool completing; /* invisible to part uploads and aborts meanwhile */
 };
 
+/* An upload completed: its id, where, and the result. */
+struct done_upload {
+  char id[HS_UPLOAD_ID_LEN + 1];
+  char bucket[HS_BUCKET_MAX + 1];
+  char *key;
+  int64_t when;
+  struct hs_obj_info info;
+};
+
 struct hs_store {
   const struct hs_store_ops *ops;
   void *impl;
@@ -53,6 +66,8 @@ struct hs_store {
   size_t nbuckets HO_GUARDED_BY(lock);
   struct upload **uploads HO_GUARDED_BY(lock);
   size_t nuploads HO_GUARDED_BY(lock);
+  struct done_upload *done HO_GUARDED_BY(lock); /* DONE_MAX, a ring */
+  size_t done_next HO_GUARDED_BY(lock);
 };
 
 struct hs_writer {
@@ -285,9 +300,16 @@ enum hs_err hs_store_open(const struct hs_store_config *cfg,
   st->cfg = *cfg;
   st->ops = cfg->data_dir ? &hs_store_dir_ops : &hs_store_mem_ops;
   ho_mutex_init(&st->lock);
+  struct done_upload *done = calloc(DONE_MAX, sizeof *done);
+  if (!done) {
+    ho_mutex_destroy(&st->lock);
+    free(st);
+    return HS_ERR_NOMEM;
+  }
   struct hs_store_loader loader = {
       .ctx = st, .bucket = load_bucket, .object = load_object};
   ho_mutex_lock(&st->lock);
+  st->done = done;
   enum hs_err err = st->ops->open(cfg, &loader, &st->impl);
   ho_mutex_unlock(&st->lock);
   if (err) {
@@ -312,6 +334,10 @@ void hs_store_close(struct hs_store *st)
   st->uploads = NULL;
   st->buckets = NULL;
   st->nuploads = st->nbuckets = 0;
+  for (size_t i = 0; st->done && i < DONE_MAX; i++)
+    free(st->done[i].key);
+  free(st->done);
+  st->done = NULL;
   ho_mutex_unlock(&st->lock);
   if (st->impl)
     st->ops->close(st->impl);
@@ -495,6 +521,8 @@ enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n)
 }
 
 uint64_t hs_writer_size(const struct hs_writer *w) { return w->size; }
+
+struct hs_obj_attrs *hs_writer_attrs(struct hs_writer *w) { return &w->attrs; }
 
 bool hs_writer_require_md5(struct hs_writer *w)
 {
@@ -944,10 +972,57 @@ static enum hs_err assemble(struct hs_store *st, const struct upload *u,
   return HS_OK;
 }
 
+/* Remembers a completed upload's result (best effort: without memory, a
+ * retry gets NoSuchUpload as before). */
+static void done_record(struct hs_store *st, const struct upload *u,
+                        const struct hs_obj_info *info) HO_REQUIRES(st->lock)
+{
+  char *key = strdup(u->key);
+  if (!key)
+    return;
+  struct done_upload *d = &st->done[st->done_next];
+  st->done_next = (st->done_next + 1) % DONE_MAX;
+  free(d->key);
+  memcpy(d->id, u->id, sizeof d->id);
+  memcpy(d->bucket, u->bucket, sizeof d->bucket);
+  d->key = key;
+  d->when = now_s();
+  d->info = *info;
+}
+
+/* The result of upload id, completed lately for this bucket and key. */
+static const struct done_upload *done_find(struct hs_store *st,
+                                           const char *bucket,
+                                           const char *key, const char *id)
+    HO_REQUIRES(st->lock)
+{
+  int64_t now = now_s();
+  for (size_t i = 0; i < DONE_MAX; i++) {
+    const struct done_upload *d = &st->done[i];
+    if (d->key && now - d->when < DONE_TTL_S && strcmp(d->id, id) == 0 &&
+        strcmp(d->bucket, bucket) == 0 && strcmp(d->key, key) == 0)
+      return d;
+  }
+  return NULL;
+}
+
+enum hs_err hs_store_upload_attrs(struct hs_store *st, const char *bucket,
+                                  const char *key, const char *id,
+                                  struct hs_obj_attrs *out)
+{
+  ho_mutex_lock(&st->lock);
+  struct upload *u = upload_find(st, bucket, key, id, NULL);
+  if (u)
+    *out = u->attrs;
+  ho_mutex_unlock(&st->lock);
+  return u ? HS_OK : HS_ERR_NO_UPLOAD;
+}
+
 enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
                                      const char *key, const char *id,
                                      const struct hs_part_ref *parts,
-                                     size_t n, struct hs_obj_info *info)
+                                     size_t n, const char *add_headers,
+                                     struct hs_obj_info *info)
 {
   struct entry **es = calloc(n ? n : 1, sizeof *es);
   uint8_t *md5s = malloc((n ? n : 1) * HS_MD5_LEN);
@@ -957,14 +1032,22 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
   uint64_t total = 0;
   ho_mutex_lock(&st->lock);
   struct upload *u = upload_find(st, bucket, key, id, NULL);
-  if (!bucket_find(st, bucket, NULL))
+  const struct done_upload *done = u ? NULL : done_find(st, bucket, key, id);
+  if (!bucket_find(st, bucket, NULL)) {
     err = HS_ERR_NO_BUCKET;
-  else if (!u || u->completing)
+  } else if (done) { /* a retry: the same result */
+    if (info)
+      *info = done->info;
+    ho_mutex_unlock(&st->lock);
+    err = HS_OK;
+    goto out_free;
+  } else if (!u || u->completing) {
     err = HS_ERR_NO_UPLOAD;
-  else if (n == 0)
+  } else if (n == 0) {
     err = HS_ERR_MALFORMED_XML;
-  else
+  } else {
     err = check_parts(st, u, parts, n, es, &total);
+  }
   if (!err)
     u->completing = true;
   ho_mutex_unlock(&st->lock);
@@ -973,6 +1056,14 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
 
   struct hs_obj_info in = {.size = total, .mtime = now_s(), .parts = 0};
   in.attrs = u->attrs;
+  if (add_headers) {
+    size_t used = strlen(in.attrs.headers);
+    size_t al = strnlen(add_headers, HS_OBJ_HEADERS_MAX);
+    if (al > HS_OBJ_HEADERS_MAX - used)
+      err = HS_ERR_INTERNAL;
+    else
+      memcpy(in.attrs.headers + used, add_headers, al + 1);
+  }
   for (size_t i = 0; i < n; i++)
     if (!hs_unhex(es[i]->info.etag, 32, md5s + i * HS_MD5_LEN, HS_MD5_LEN))
       err = HS_ERR_INTERNAL;
@@ -1009,10 +1100,12 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
       err = HS_ERR_NOMEM;
     }
   }
-  if (err)
+  if (err) {
     u->completing = false;
-  else
+  } else {
+    done_record(st, u, &in);
     upload_remove_at(st, pos);
+  }
   ho_mutex_unlock(&st->lock);
   if (!err) {
     struct hs_blob_name name = {
@@ -1137,6 +1230,10 @@ enum hs_err hs_store_part_list(struct hs_store *st, const char *bucket,
       l[k].size = u->parts[k].e->info.size;
       l[k].mtime = u->parts[k].e->info.mtime;
       memcpy(l[k].etag, u->parts[k].e->info.etag, sizeof l[k].etag);
+      const char *h = u->parts[k].e->info.attrs.headers;
+      size_t hl = strnlen(h, sizeof l[k].checksum - 1);
+      memcpy(l[k].checksum, h, hl);
+      l[k].checksum[hl] = '\0';
     }
   }
   ho_mutex_unlock(&st->lock);

@@ -21,6 +21,11 @@
 #define HS_CONTENT_TYPE_MAX 256
 #define HS_USER_META_MAX 2048 /* S3's limit on user metadata */
 #define HS_UPLOAD_ID_LEN 32
+/* The other headers an object keeps (Cache-Control, Content-Disposition,
+ * Content-Encoding, Content-Language, Expires, and its checksum), in all;
+ * what fits in the directory store's header beside the largest key, type
+ * and metadata. */
+#define HS_OBJ_HEADERS_MAX 640
 
 /* What a PUT says about an object besides its bytes. */
 struct hs_obj_attrs {
@@ -28,6 +33,11 @@ struct hs_obj_attrs {
   /* user metadata as "name:value\n" lines, names lower-case without the
    * x-amz-meta- prefix */
   char meta[HS_USER_META_MAX + 1];
+  /* the other headers kept, as "name:value\n" lines, names lower-case:
+   * cache-control, content-disposition, content-encoding,
+   * content-language, expires; x-amz-checksum-ALG and x-amz-checksum-type
+   * (returned only when asked for) */
+  char headers[HS_OBJ_HEADERS_MAX + 1];
 };
 
 struct hs_obj_info {
@@ -103,6 +113,9 @@ enum hs_err hs_store_put(struct hs_store *st, const char *bucket,
  * HS_ERR_STORE_FULL (past max_memory). */
 enum hs_err hs_writer_write(struct hs_writer *w, const void *p, size_t n);
 uint64_t hs_writer_size(const struct hs_writer *w);
+/* The attributes the object (or part) is committed with: until the commit,
+ * the caller may add what only the payload tells (its checksum). */
+struct hs_obj_attrs *hs_writer_attrs(struct hs_writer *w);
 /* Computes the MD5 even with random_etags (to check a Content-MD5). Before
  * the first write; false after it (and nothing changes). */
 bool hs_writer_require_md5(struct hs_writer *w);
@@ -164,12 +177,19 @@ enum hs_err hs_store_upload_part(struct hs_store *st, const char *bucket,
 /* Checks the list (ascending part numbers: HS_ERR_INVALID_PART_ORDER; each
  * part uploaded with that ETag: HS_ERR_INVALID_PART; every part but the
  * last at least min_part_size: HS_ERR_ENTITY_TOO_SMALL), then writes the
- * object from the parts in that order, with the multipart ETag, and ends
- * the upload. */
+ * object from the parts in that order, with the multipart ETag and the
+ * upload's attributes (plus add_headers, lines for attrs.headers, if not
+ * NULL: its checksum), and ends the upload. A retry of a Complete that
+ * succeeded gets its result again. */
 enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
                                      const char *key, const char *id,
                                      const struct hs_part_ref *parts,
-                                     size_t n, struct hs_obj_info *info);
+                                     size_t n, const char *add_headers,
+                                     struct hs_obj_info *info);
+/* The attributes an upload was created with. */
+enum hs_err hs_store_upload_attrs(struct hs_store *st, const char *bucket,
+                                  const char *key, const char *id,
+                                  struct hs_obj_attrs *out);
 enum hs_err hs_store_upload_abort(struct hs_store *st, const char *bucket,
                                   const char *key, const char *id);
 
@@ -184,11 +204,14 @@ enum hs_err hs_store_upload_list(struct hs_store *st, const char *bucket,
                                  struct hs_upload_entry **out, size_t *n);
 void hs_upload_list_free(struct hs_upload_entry *l, size_t n);
 
+#define HS_PART_CKSUM_MAX 128
 struct hs_part_entry {
   unsigned number;
   uint64_t size;
   char etag[HS_ETAG_MAX];
   int64_t mtime;
+  /* the part's attrs.headers: its checksum line, if it has one */
+  char checksum[HS_PART_CKSUM_MAX];
 };
 /* The parts uploaded so far, by number; *out is malloc()ed. */
 enum hs_err hs_store_part_list(struct hs_store *st, const char *bucket,

@@ -84,8 +84,13 @@ static uint64_t get_le(const uint8_t *p, int n)
 }
 
 /* magic 8 | size 8 | mtime 8 | parts 4 | key_len 2 | ctype_len 2 |
- * meta_len 2 | reserved 2 | etag 40 | key | ctype | meta */
+ * meta_len 2 | headers_len 2 | etag 40 | key | ctype | meta | headers
+ * (headers_len was reserved, always 0, before objects kept headers) */
 #define FIXED 76
+_Static_assert(FIXED + HS_KEY_MAX + HS_CONTENT_TYPE_MAX - 1 +
+                       HS_USER_META_MAX + HS_OBJ_HEADERS_MAX <=
+                   HDR_SIZE,
+               "the largest attributes fit in the header");
 
 static void header_encode(uint8_t h[HDR_SIZE], const char *key,
                           const struct hs_obj_info *in)
@@ -94,6 +99,7 @@ static void header_encode(uint8_t h[HDR_SIZE], const char *key,
   size_t kl = strnlen(key, HS_KEY_MAX);
   size_t cl = strnlen(in->attrs.content_type, HS_CONTENT_TYPE_MAX - 1);
   size_t ml = strnlen(in->attrs.meta, HS_USER_META_MAX);
+  size_t hl = strnlen(in->attrs.headers, HS_OBJ_HEADERS_MAX);
   memcpy(h, MAGIC, 8);
   put_le(h + 8, in->size, 8);
   put_le(h + 16, (uint64_t)in->mtime, 8);
@@ -101,10 +107,12 @@ static void header_encode(uint8_t h[HDR_SIZE], const char *key,
   put_le(h + 28, kl, 2);
   put_le(h + 30, cl, 2);
   put_le(h + 32, ml, 2);
+  put_le(h + 34, hl, 2);
   memcpy(h + 36, in->etag, strnlen(in->etag, HS_ETAG_MAX - 1));
   memcpy(h + FIXED, key, kl);
   memcpy(h + FIXED + kl, in->attrs.content_type, cl);
   memcpy(h + FIXED + kl + cl, in->attrs.meta, ml);
+  memcpy(h + FIXED + kl + cl + ml, in->attrs.headers, hl);
 }
 
 static bool header_decode(const uint8_t h[HDR_SIZE], char key[HS_KEY_MAX + 1],
@@ -113,8 +121,9 @@ static bool header_decode(const uint8_t h[HDR_SIZE], char key[HS_KEY_MAX + 1],
   if (memcmp(h, MAGIC, 8) != 0)
     return false;
   size_t kl = get_le(h + 28, 2), cl = get_le(h + 30, 2),
-         ml = get_le(h + 32, 2);
+         ml = get_le(h + 32, 2), hl = get_le(h + 34, 2);
   if (kl > HS_KEY_MAX || cl >= HS_CONTENT_TYPE_MAX || ml > HS_USER_META_MAX ||
+      hl > HS_OBJ_HEADERS_MAX ||
       memchr(h + 36, '\0', HS_ETAG_MAX) == NULL)
     return false;
   struct hs_obj_info in;
@@ -127,6 +136,7 @@ static bool header_decode(const uint8_t h[HDR_SIZE], char key[HS_KEY_MAX + 1],
   key[kl] = '\0';
   memcpy(in.attrs.content_type, h + FIXED + kl, cl);
   memcpy(in.attrs.meta, h + FIXED + kl + cl, ml);
+  memcpy(in.attrs.headers, h + FIXED + kl + cl + ml, hl);
   if (strlen(key) != kl)
     return false;
   *out = in;

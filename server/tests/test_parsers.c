@@ -387,6 +387,24 @@ static void checksums(void **state)
   assert_true(hs_crc64nvme(0, "123456789", 9) == 0xAE8B14860A799888ull);
   /* incremental equals whole */
   assert_int_equal(hs_crc32(hs_crc32(0, "1234", 4), "56789", 5), 0xCBF43926u);
+  /* joined from the parts' CRCs (a multipart object's full-object CRC),
+   * at every cut, empty parts included */
+  for (size_t cut = 0; cut <= 9; cut++) {
+    const char *s = "123456789";
+    size_t rest = 9 - cut;
+    uint64_t j;
+    assert_true(hs_crc_join(HS_CK_CRC32, hs_crc32(0, s, cut),
+                            hs_crc32(0, s + cut, rest), rest, &j));
+    assert_true(j == 0xCBF43926u);
+    assert_true(hs_crc_join(HS_CK_CRC32C, hs_crc32c(0, s, cut),
+                            hs_crc32c(0, s + cut, rest), rest, &j));
+    assert_true(j == 0xE3069283u);
+    assert_true(hs_crc_join(HS_CK_CRC64NVME, hs_crc64nvme(0, s, cut),
+                            hs_crc64nvme(0, s + cut, rest), rest, &j));
+    assert_true(j == 0xAE8B14860A799888ull);
+  }
+  uint64_t j;
+  assert_false(hs_crc_join(HS_CK_SHA256, 0, 0, 0, &j));
   char b64[64];
   hs_base64_encode((const uint8_t *)"\xcb\xf4\x39\x26", 4, b64);
   assert_string_equal(b64, "y/Q5Jg==");

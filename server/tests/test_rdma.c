@@ -679,6 +679,15 @@ static void put_payload_checks(void **state)
       assert_int_equal(n, 3000);
       assert_memory_equal(b, f->buf, 3000);
       free(b);
+      /* a checksum is kept with the object, as over HTTP */
+      struct hs_obj_info info;
+      assert_int_equal(hs_store_get(f->srv.store, "bkt", key, &info, NULL),
+                       HS_OK);
+      if (strcmp(cases[i].name, "x-amz-checksum-crc32") == 0) {
+        char line[64];
+        snprintf(line, sizeof line, "x-amz-checksum-crc32:%s\n", crc_b64);
+        assert_non_null(strstr(info.attrs.headers, line));
+      }
     } else {
       /* the final message says store error: the client fails */
       assert_int_equal(e.opError, hipObjRdmaError);

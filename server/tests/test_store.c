@@ -360,29 +360,30 @@ static void multipart(void **state)
   memcpy(order[0].etag, e2, HS_ETAG_MAX);
   memcpy(order[1].etag, e1, HS_ETAG_MAX);
   assert_int_equal(
-      hs_store_upload_complete(st, "b", "mp", id, order, 2, &info),
+      hs_store_upload_complete(st, "b", "mp", id, order, 2, NULL, &info),
       HS_ERR_INVALID_PART_ORDER);
   struct hs_part_ref wrong[2] = {{1, ""}, {2, ""}};
   memcpy(wrong[0].etag, e2, HS_ETAG_MAX);
   memcpy(wrong[1].etag, e2, HS_ETAG_MAX);
   assert_int_equal(
-      hs_store_upload_complete(st, "b", "mp", id, wrong, 2, &info),
+      hs_store_upload_complete(st, "b", "mp", id, wrong, 2, NULL, &info),
       HS_ERR_INVALID_PART);
   struct hs_part_ref small[2] = {{2, ""}, {3, ""}}; /* part 2: 50 < 100 */
   memcpy(small[0].etag, e2, HS_ETAG_MAX);
   memcpy(small[1].etag, e3, HS_ETAG_MAX);
   assert_int_equal(
-      hs_store_upload_complete(st, "b", "mp", id, small, 2, &info),
+      hs_store_upload_complete(st, "b", "mp", id, small, 2, NULL, &info),
       HS_ERR_ENTITY_TOO_SMALL);
   assert_int_equal(hs_store_upload_complete(st, "b", "other", id, small, 2,
-                                            &info),
+                                            NULL, &info),
                    HS_ERR_NO_UPLOAD);
   /* parts 1 and 3 (skipping 2 is allowed) */
   struct hs_part_ref good[2] = {{1, ""}, {3, ""}};
   memcpy(good[0].etag, e1, HS_ETAG_MAX);
   memcpy(good[1].etag, e3, HS_ETAG_MAX);
-  assert_int_equal(hs_store_upload_complete(st, "b", "mp", id, good, 2, &info),
-                   HS_OK);
+  assert_int_equal(
+      hs_store_upload_complete(st, "b", "mp", id, good, 2, NULL, &info),
+      HS_OK);
   uint8_t md5s[32];
   hs_md5(p1, sizeof p1, md5s);
   hs_md5(p2, 10, md5s + 16);
@@ -397,7 +398,19 @@ static void multipart(void **state)
   expect_bytes(st, "b", "mp", all, 210);
   assert_int_equal(hs_store_get(st, "b", "mp", &info, NULL), HS_OK);
   assert_string_equal(info.attrs.content_type, "app/mp");
-  assert_int_equal(hs_store_upload_complete(st, "b", "mp", id, good, 2, &info),
+  /* a retried Complete gets the same result (SDKs retry it); the upload
+   * itself is gone: no parts, no other key */
+  struct hs_obj_info again;
+  assert_int_equal(
+      hs_store_upload_complete(st, "b", "mp", id, good, 2, NULL, &again),
+      HS_OK);
+  assert_string_equal(again.etag, want);
+  assert_int_equal(again.size, 210);
+  assert_int_equal(hs_store_upload_complete(st, "b", "mp2", id, good, 2,
+                                            NULL, &again),
+                   HS_ERR_NO_UPLOAD);
+  struct hs_writer *late;
+  assert_int_equal(hs_store_upload_part(st, "b", "mp", id, 1, 0, &late),
                    HS_ERR_NO_UPLOAD);
   /* abort, and the limit on uploads */
   assert_int_equal(hs_store_upload_abort(st, "b", "mp", id2), HS_OK);

@@ -3,7 +3,11 @@
 
 Runs the S3 operations twice: anonymously against the memory store, and with
 SigV4 against the directory store (then restarts the server on the same
-directory and checks that every object survived). Then the SigV4 negative
+directory and checks that every object survived). The operations include
+what S3 clients and suites expect beyond the basics: a retried
+CompleteMultipartUpload, the standard headers and response-* overrides,
+copy conditions and UploadPartCopy, ListObjectVersions, checksums kept and
+returned, and, where the aws command is installed, its S3-to-S3 copy. Then the SigV4 negative
 cases: a wrong secret, an unknown key, a header or a body changed after
 signing, an unsigned request, presigned URLs (good, tampered, expired), and
 the x-amz-rdma-token header (signed: accepted and answered 501 without an
@@ -12,12 +16,14 @@ RDMA device; added after signing: rejected).
 Usage: test_boto3.py PATH-TO-hipobj-test-server. Exit 77 without boto3."""
 
 import base64
+import datetime
 import hashlib
 import json
 import os
 import random
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -166,6 +172,255 @@ def objects(s3, c, bucket):
          "copy replaces metadata")
 
 
+EXPIRES = "Wed, 21 Oct 2037 07:28:00 GMT"
+KEPT = {"CacheControl": "max-age=60", "ContentDisposition":
+        'attachment; filename="a b.txt"', "ContentEncoding": "gzip",
+        "ContentLanguage": "fr-CA"}
+
+
+def standard_headers(s3, c, bucket):
+    """Cache-Control, Content-Disposition, Content-Encoding,
+    Content-Language and Expires stored and returned; an empty x-amz-meta-*
+    kept; GetObject's response-* overrides."""
+    s3.put_object(Bucket=bucket, Key="hdr", Body=b"h", Expires=EXPIRES,
+                  Metadata={"empty": "", "full": "v"}, **KEPT)
+    for what, r in (("GET", s3.get_object(Bucket=bucket, Key="hdr")),
+                    ("HEAD", s3.head_object(Bucket=bucket, Key="hdr"))):
+        for k, v in KEPT.items():
+            c.eq(r.get(k), v, "%s %s" % (what, k))
+        h = r["ResponseMetadata"]["HTTPHeaders"]
+        c.eq(h.get("expires"), EXPIRES, what + " Expires")
+        c.eq(r["Metadata"], {"empty": "", "full": "v"},
+             what + " keeps an empty x-amz-meta-*")
+    over = {"ResponseCacheControl": "no-store",
+            "ResponseContentDisposition": "inline",
+            "ResponseContentEncoding": "identity",
+            "ResponseContentLanguage": "de",
+            "ResponseContentType": "text/x-over",
+            "ResponseExpires": "Thu, 01 Jan 2037 00:00:00 GMT"}
+    r = s3.get_object(Bucket=bucket, Key="hdr", **over)
+    h = r["ResponseMetadata"]["HTTPHeaders"]
+    c.eq((h.get("cache-control"), h.get("content-disposition"),
+          h.get("content-encoding"), h.get("content-language"),
+          h.get("content-type"), h.get("expires")),
+         ("no-store", "inline", "identity", "de", "text/x-over",
+          "Thu, 01 Jan 2037 00:00:00 GMT"), "response-* overrides")
+    c.eq(r["Body"].read(), b"h", "bytes with overrides")
+    r = s3.get_object(Bucket=bucket, Key="hdr")
+    c.eq(r["CacheControl"], "max-age=60", "overrides are not stored")
+    # a copy keeps them; REPLACE takes the request's
+    s3.copy_object(Bucket=bucket, Key="hdr-copy", CopySource={
+        "Bucket": bucket, "Key": "hdr"})
+    c.eq(s3.head_object(Bucket=bucket, Key="hdr-copy")["ContentLanguage"],
+         "fr-CA", "copy keeps the headers")
+    s3.copy_object(Bucket=bucket, Key="hdr-copy", CopySource={
+        "Bucket": bucket, "Key": "hdr"}, MetadataDirective="REPLACE",
+        CacheControl="no-cache")
+    r = s3.head_object(Bucket=bucket, Key="hdr-copy")
+    c.eq((r.get("CacheControl"), r.get("ContentLanguage")),
+         ("no-cache", None), "copy with REPLACE takes the request's")
+
+
+def copies(s3, c, bucket):
+    """Self-copy, x-amz-copy-source-if-*, UploadPartCopy with ranges, the
+    managed (multipart) copy, GetObjectTagging."""
+    src = {"Bucket": bucket, "Key": "csrc"}
+    data = os.urandom(12 * MiB + 3)
+    etag = s3.put_object(Bucket=bucket, Key="csrc", Body=data)["ETag"]
+    code, status, _ = error_of(s3.copy_object, Bucket=bucket, Key="csrc",
+                               CopySource=src)
+    c.eq((code, status), ("InvalidRequest", 400), "self-copy changing nothing")
+    s3.copy_object(Bucket=bucket, Key="csrc", CopySource=src,
+                   MetadataDirective="REPLACE", Metadata={"x": "y"})
+    c.eq(s3.head_object(Bucket=bucket, Key="csrc")["Metadata"], {"x": "y"},
+         "self-copy replacing the metadata")
+    mtime = s3.head_object(Bucket=bucket, Key="csrc")["LastModified"]
+    past = mtime - datetime.timedelta(days=1)
+    future = mtime + datetime.timedelta(days=1)
+    for kw, ok in (({"CopySourceIfMatch": etag}, True),
+                   ({"CopySourceIfMatch": '"%s"' % ("0" * 32)}, False),
+                   ({"CopySourceIfNoneMatch": etag}, False),
+                   ({"CopySourceIfNoneMatch": '"%s"' % ("0" * 32)}, True),
+                   ({"CopySourceIfModifiedSince": past}, True),
+                   ({"CopySourceIfModifiedSince": future}, False),
+                   ({"CopySourceIfUnmodifiedSince": future}, True),
+                   ({"CopySourceIfUnmodifiedSince": past}, False),
+                   ({"CopySourceIfMatch": etag,
+                     "CopySourceIfUnmodifiedSince": past}, True),
+                   ({"CopySourceIfNoneMatch": etag,
+                     "CopySourceIfModifiedSince": past}, False)):
+        what = "copy condition %s" % sorted(kw)
+        if ok:
+            s3.copy_object(Bucket=bucket, Key="cdst", CopySource=src, **kw)
+            c.ok(True, what)
+        else:
+            code, status, _ = error_of(s3.copy_object, Bucket=bucket,
+                                       Key="cdst", CopySource=src, **kw)
+            c.eq((code, status), ("PreconditionFailed", 412), what)
+    # UploadPartCopy by hand, with ranges
+    up = s3.create_multipart_upload(Bucket=bucket, Key="pc")["UploadId"]
+    cut = 5 * MiB + 1
+    r1 = s3.upload_part_copy(Bucket=bucket, Key="pc", UploadId=up,
+                             PartNumber=1, CopySource=src,
+                             CopySourceRange="bytes=0-%d" % (cut - 1))
+    c.eq(r1["CopyPartResult"]["ETag"], '"%s"' % md5hex(data[:cut]),
+         "UploadPartCopy ETag")
+    r2 = s3.upload_part_copy(Bucket=bucket, Key="pc", UploadId=up,
+                             PartNumber=2, CopySource=src,
+                             CopySourceRange="bytes=%d-%d" % (
+                                 cut, len(data) - 1))
+    for rng in ("bytes=0-%d" % len(data), "bytes=5-4", "items=0-1"):
+        code, status, _ = error_of(s3.upload_part_copy, Bucket=bucket,
+                                   Key="pc", UploadId=up, PartNumber=3,
+                                   CopySource=src, CopySourceRange=rng)
+        c.eq((code, status), ("InvalidArgument", 400), "copy range " + rng)
+    code, status, _ = error_of(s3.upload_part_copy, Bucket=bucket, Key="pc",
+                               UploadId=up, PartNumber=3, CopySource=src,
+                               CopySourceIfMatch='"%s"' % ("0" * 32))
+    c.eq((code, status), ("PreconditionFailed", 412), "part copy condition")
+    s3.complete_multipart_upload(
+        Bucket=bucket, Key="pc", UploadId=up, MultipartUpload={"Parts": [
+            {"PartNumber": 1, "ETag": r1["CopyPartResult"]["ETag"]},
+            {"PartNumber": 2, "ETag": r2["CopyPartResult"]["ETag"]}]})
+    c.ok(s3.get_object(Bucket=bucket, Key="pc")["Body"].read() == data,
+         "UploadPartCopy: the bytes")
+    # the managed copy goes in parts above its threshold
+    tc = TransferConfig(multipart_threshold=5 * MiB,
+                        multipart_chunksize=5 * MiB, max_concurrency=3)
+    s3.copy(src, bucket, "managed", Config=tc)
+    h = s3.head_object(Bucket=bucket, Key="managed")
+    c.ok(h["ETag"].endswith('-3"'), "managed copy went in parts")
+    c.ok(s3.get_object(Bucket=bucket, Key="managed")["Body"].read() == data,
+         "managed copy: the bytes")
+    c.eq(s3.get_object_tagging(Bucket=bucket, Key="managed")["TagSet"], [],
+         "GetObjectTagging: none")
+    code, status, _ = error_of(s3.get_object_tagging, Bucket=bucket,
+                               Key="nonesuch")
+    c.eq((code, status), ("NoSuchKey", 404), "GetObjectTagging: no key")
+    for k in ("csrc", "cdst", "pc", "managed"):
+        s3.delete_object(Bucket=bucket, Key=k)
+
+
+def aws_cli_copy(url, c):
+    """The AWS CLI's S3-to-S3 copy of 64 MiB (HeadObject, GetObjectTagging,
+    UploadPartCopy), where the CLI is installed."""
+    aws = shutil.which("aws")
+    if not aws:
+        print("note: no aws command; the CLI copy is not tried")
+        return
+    s3 = client(url)
+    for b in ("cli-a", "cli-b"):
+        s3.create_bucket(Bucket=b)
+    data = os.urandom(64 * MiB)
+    s3.put_object(Bucket="cli-a", Key="x", Body=data)
+    env = dict(os.environ, AWS_ACCESS_KEY_ID=AK, AWS_SECRET_ACCESS_KEY=SK,
+               AWS_DEFAULT_REGION="us-east-1", AWS_CONFIG_FILE="/nonexistent",
+               AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
+    p = subprocess.run([aws, "--endpoint-url", url, "s3", "cp",
+                        "s3://cli-a/x", "s3://cli-b/x"], env=env,
+                       capture_output=True, text=True, timeout=300)
+    c.eq(p.returncode, 0, "aws s3 cp s3://a/x s3://b/x: %s" % p.stderr[-500:])
+    c.ok(s3.get_object(Bucket="cli-b", Key="x")["Body"].read() == data,
+         "the CLI's copy: the bytes")
+
+
+def checksums(s3, c, bucket):
+    """Checksums kept with objects and returned with x-amz-checksum-mode:
+    ENABLED; CreateMultipartUpload's algorithm."""
+    data = os.urandom(100000)
+    sha256 = base64.b64encode(hashlib.sha256(data).digest()).decode()
+    sha1 = base64.b64encode(hashlib.sha1(data).digest()).decode()
+    s3.put_object(Bucket=bucket, Key="ck", Body=data,
+                  ChecksumAlgorithm="SHA256")
+    for what, r in (
+            ("HEAD", s3.head_object(Bucket=bucket, Key="ck",
+                                    ChecksumMode="ENABLED")),
+            ("GET", s3.get_object(Bucket=bucket, Key="ck",
+                                  ChecksumMode="ENABLED"))):
+        h = r["ResponseMetadata"]["HTTPHeaders"]
+        c.eq((r.get("ChecksumSHA256"), h.get("x-amz-checksum-type")),
+             (sha256, "FULL_OBJECT"), what + " returns the checksum")
+    r = s3.head_object(Bucket=bucket, Key="ck")
+    c.ok("ChecksumSHA256" not in r, "no checksum unless asked for")
+    r = s3.get_object(Bucket=bucket, Key="ck", Range="bytes=0-9",
+                      ChecksumMode="ENABLED")
+    c.ok("ChecksumSHA256" not in r, "no checksum for a range")
+    s3.copy_object(Bucket=bucket, Key="ck2", MetadataDirective="REPLACE",
+                   CopySource={"Bucket": bucket, "Key": "ck"})
+    c.eq(s3.head_object(Bucket=bucket, Key="ck2", ChecksumMode="ENABLED")
+         .get("ChecksumSHA256"), sha256, "a copy keeps the checksum")
+    s3.put_object(Bucket=bucket, Key="ck", Body=data,
+                  ChecksumAlgorithm="SHA1")
+    r = s3.head_object(Bucket=bucket, Key="ck", ChecksumMode="ENABLED")
+    c.eq((r.get("ChecksumSHA1"), r.get("ChecksumSHA256")), (sha1, None),
+         "an overwrite's checksum")
+    r = s3.create_multipart_upload(Bucket=bucket, Key="ckmp",
+                                   ChecksumAlgorithm="SHA256")
+    c.eq(r.get("ChecksumAlgorithm"), "SHA256",
+         "CreateMultipartUpload returns the algorithm")
+    c.eq(r["ResponseMetadata"]["HTTPHeaders"].get("x-amz-checksum-type"),
+         "COMPOSITE", "and its type")
+    up = r["UploadId"]
+    p1, p2 = os.urandom(5 * MiB), os.urandom(1000)
+    parts = []
+    for i, p in enumerate((p1, p2)):
+        pr = s3.upload_part(Bucket=bucket, Key="ckmp", UploadId=up,
+                            PartNumber=i + 1, Body=p,
+                            ChecksumAlgorithm="SHA256")
+        c.eq(pr.get("ChecksumSHA256"), base64.b64encode(
+            hashlib.sha256(p).digest()).decode(), "part checksum")
+        parts.append({"PartNumber": i + 1, "ETag": pr["ETag"],
+                      "ChecksumSHA256": pr["ChecksumSHA256"]})
+    listed = s3.list_parts(Bucket=bucket, Key="ckmp", UploadId=up)["Parts"]
+    c.eq([p.get("ChecksumSHA256") for p in listed],
+         [p["ChecksumSHA256"] for p in parts], "ListParts: the checksums")
+    want = base64.b64encode(hashlib.sha256(
+        hashlib.sha256(p1).digest() + hashlib.sha256(p2).digest())
+        .digest()).decode() + "-2"
+    r = s3.complete_multipart_upload(Bucket=bucket, Key="ckmp", UploadId=up,
+                                     MultipartUpload={"Parts": parts})
+    c.eq(r.get("ChecksumSHA256"), want, "composite checksum at Complete")
+    h = s3.head_object(Bucket=bucket, Key="ckmp", ChecksumMode="ENABLED")
+    c.eq((h.get("ChecksumSHA256"),
+          h["ResponseMetadata"]["HTTPHeaders"].get("x-amz-checksum-type")),
+         (want, "COMPOSITE"), "a multipart object's composite checksum")
+    s3.copy_object(Bucket=bucket, Key="ckmp2", CopySource={
+        "Bucket": bucket, "Key": "ckmp"})
+    c.ok("ChecksumSHA256" not in s3.head_object(
+        Bucket=bucket, Key="ckmp2", ChecksumMode="ENABLED"),
+        "a copy in one piece drops a COMPOSITE checksum")
+    for k in ("ckmp", "ckmp2"):
+        s3.delete_object(Bucket=bucket, Key=k)
+    if "ChecksumType" in s3.meta.service_model.operation_model(
+            "CreateMultipartUpload").input_shape.members:
+        up = s3.create_multipart_upload(
+            Bucket=bucket, Key="ckfull", ChecksumAlgorithm="CRC32",
+            ChecksumType="FULL_OBJECT")["UploadId"]
+        parts = []
+        for i, p in enumerate((p1, p2)):
+            pr = s3.upload_part(Bucket=bucket, Key="ckfull", UploadId=up,
+                                PartNumber=i + 1, Body=p,
+                                ChecksumAlgorithm="CRC32")
+            parts.append({"PartNumber": i + 1, "ETag": pr["ETag"],
+                          "ChecksumCRC32": pr["ChecksumCRC32"]})
+        s3.complete_multipart_upload(Bucket=bucket, Key="ckfull",
+                                     UploadId=up,
+                                     MultipartUpload={"Parts": parts})
+        h = s3.head_object(Bucket=bucket, Key="ckfull",
+                           ChecksumMode="ENABLED")
+        c.eq(h.get("ChecksumCRC32"), base64.b64encode(zlib.crc32(
+            p1 + p2).to_bytes(4, "big")).decode(),
+            "a multipart object's full-object CRC32")
+        s3.delete_object(Bucket=bucket, Key="ckfull")
+    code, status, _ = error_of(
+        s3.create_multipart_upload, Bucket=bucket, Key="ckmp",
+        ChecksumAlgorithm="SHA256", ChecksumType="FULL_OBJECT") \
+        if "ChecksumType" in s3.meta.service_model.operation_model(
+            "CreateMultipartUpload").input_shape.members \
+        else ("InvalidRequest", 400, {})
+    c.eq((code, status), ("InvalidRequest", 400), "SHA256 is never FULL_OBJECT")
+
+
 def ranges(s3, c, bucket):
     data = bytes(range(256)) * 40  # 10240 bytes
     s3.put_object(Bucket=bucket, Key="r", Body=data)
@@ -245,6 +500,43 @@ def listing(s3, c, bucket):
             Bucket=bucket, PaginationConfig={"PageSize": 5}):
         got += [o["Key"] for o in page.get("Contents", [])]
     c.eq(got, keys, "v1 pagination (marker)")
+    # botocore asks encoding-type=url; v1 does not encode Prefix
+    s3.put_object(Bucket=bucket, Key="sp ace/k", Body=b"x")
+    r = s3.list_objects(Bucket=bucket, Prefix="sp ace/")
+    c.eq((r["Prefix"], [o["Key"] for o in r["Contents"]]),
+         ("sp ace/", ["sp ace/k"]), "v1 Prefix with encoding-type=url")
+    r = s3.list_objects_v2(Bucket=bucket, Prefix="sp ace/")
+    c.eq(r["Prefix"], "sp ace/", "v2 Prefix with encoding-type=url")
+    s3.delete_object(Bucket=bucket, Key="sp ace/k")
+    r = s3.list_objects_v2(Bucket=bucket, ContinuationToken="", Delimiter="")
+    c.eq([o["Key"] for o in r["Contents"]], keys,
+         "an empty continuation token lists from the start")
+    c.ok("Delimiter" not in r, "an empty delimiter is not echoed")
+    # versions of an unversioned bucket: every object, version null
+    got = []
+    for page in s3.get_paginator("list_object_versions").paginate(
+            Bucket=bucket, PaginationConfig={"PageSize": 6}):
+        got += [(v["Key"], v["VersionId"], v["IsLatest"])
+                for v in page.get("Versions", [])]
+        c.eq(page.get("DeleteMarkers", []), [], "no delete markers")
+    c.eq(got, [(k, "null", True) for k in keys], "list_object_versions")
+    r = s3.list_object_versions(Bucket=bucket, Delimiter="/")
+    c.eq([p["Prefix"] for p in r["CommonPrefixes"]],
+         ["dir0/", "dir1/", "dir2/"], "versions: common prefixes")
+    c.eq(s3.get_object(Bucket=bucket, Key="top0", VersionId="null")["Body"]
+         .read(), b"x", "GET of version null")
+    s3.delete_object(Bucket=bucket, Key="top3", VersionId="null")
+    keys.remove("top3")
+    r = s3.delete_objects(Bucket=bucket, Delete={"Objects": [
+        {"Key": "top2", "VersionId": "null"},
+        {"Key": "top1", "VersionId": "3HL4kqtJlcpXroDTDmJ"}]})
+    keys.remove("top2")
+    c.eq(([(d["Key"], d.get("VersionId")) for d in r["Deleted"]],
+          [(e["Key"], e["Code"]) for e in r["Errors"]]),
+         ([("top2", "null")], [("top1", "NoSuchVersion")]),
+         "DeleteObjects: version null deleted, another is no such version")
+    c.eq([o["Key"] for o in s3.list_objects_v2(Bucket=bucket)["Contents"]],
+         keys, "deletes of version null")
     r = s3.delete_objects(Bucket=bucket, Delete={
         "Objects": [{"Key": k} for k in keys] + [{"Key": "never-was"}]})
     c.eq(sorted(d["Key"] for d in r["Deleted"]), sorted(keys + ["never-was"]),
@@ -321,6 +613,11 @@ def multipart(s3, c, bucket):
             {"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
     want = hashlib.md5(hashlib.md5(p1).digest() + hashlib.md5(p2).digest())
     c.eq(r["ETag"], '"%s-2"' % want.hexdigest(), "complete ETag")
+    again = s3.complete_multipart_upload(
+        Bucket=bucket, Key="manual", UploadId=up, MultipartUpload={"Parts": [
+            {"PartNumber": 1, "ETag": e1}, {"PartNumber": 2, "ETag": e2}]})
+    c.eq((again["ETag"], again["Key"], again["Bucket"]),
+         (r["ETag"], "manual", bucket), "a retried complete: the same result")
     g = s3.get_object(Bucket=bucket, Key="manual")
     c.eq(g["Body"].read(), p1 + p2, "completed bytes")
     c.eq(g["Metadata"], {"m": "1"}, "metadata from create")
@@ -356,6 +653,9 @@ def all_operations(s3, c):
     bucket_ops(s3, c)
     s3.create_bucket(Bucket="data")
     objects(s3, c, "data")
+    standard_headers(s3, c, "data")
+    copies(s3, c, "data")
+    checksums(s3, c, "data")
     ranges(s3, c, "data")
     s3.create_bucket(Bucket="listing")
     listing(s3, c, "listing")
@@ -432,6 +732,16 @@ def sigv4_rejections(url, c):
         raise Failure("tampered presigned URL accepted")
     except urllib.error.HTTPError as e:
         c.eq(e.code, 403, "tampered presigned URL")
+    # X-Amz-Expires of 0, negative or over seven days: S3's own error
+    for exp in (0, -5, 604801):
+        u = p.generate_presigned_url("get_object", Params={
+            "Bucket": "sig", "Key": "k"}, ExpiresIn=exp)
+        try:
+            urllib.request.urlopen(u)
+            raise Failure("X-Amz-Expires=%d accepted" % exp)
+        except urllib.error.HTTPError as e:
+            c.eq((e.code, b"<Code>AuthorizationQueryParametersError</Code>"
+                  in e.read()), (400, True), "X-Amz-Expires=%d" % exp)
     u = p.generate_presigned_url("get_object", Params={
         "Bucket": "sig", "Key": "k"}, ExpiresIn=1)
     time.sleep(2.2)
@@ -514,11 +824,19 @@ def run(binary, c):
             c.eq(snapshot(s3, "data"), before, "objects survive a restart")
             c.eq(s3.get_object(Bucket="data", Key="manual")["Metadata"],
                  {"m": "1"}, "metadata survives a restart")
+            r = s3.head_object(Bucket="data", Key="hdr")
+            c.eq((r.get("CacheControl"), r["Metadata"]),
+                 ("max-age=60", {"empty": "", "full": "v"}),
+                 "headers survive a restart")
+            c.ok("ChecksumSHA1" in s3.head_object(
+                Bucket="data", Key="ck", ChecksumMode="ENABLED"),
+                "checksums survive a restart")
             c.ok(not os.path.exists(os.path.join(d, "data", ".tmp-crash1")),
                  "temporary files removed at start")
             c.eq(s3.list_multipart_uploads(Bucket="data").get("Uploads", []),
                  [], "uploads do not survive a restart")
             sigv4_rejections(srv.url, c)
+            aws_cli_copy(srv.url, c)
             c.ok(srv.stats()["auth_failures"] >= 6, "stats: auth failures")
             rc = srv.stop()
             c.eq(rc, 0, "clean exit on SIGTERM")

@@ -234,6 +234,15 @@ def tokens(c, srv):
             "X-Amz-Rdma-Token: " + TOKEN.upper()]))
         c.eq((st, h.get("x-amz-rdma-reply")), (501, "501"),
              "RC token without a device, upper case")
+    # NVIDIA cuObject's 81-character DC descriptor, bare or with the
+    # ":addr:size" its clients append: 501, so that the client falls back
+    cuobj = "00007f7c2a" + "0" * 40 + "2c9d8a7fe80" + "0" * 14 + "a1b2c3"
+    for t in (cuobj, cuobj + ":00007f7c2a000000:0000000000001000"):
+        for method in ("GET", "PUT"):
+            st, _, h, _ = request(srv, req(method, "/hostile/r", [
+                "x-amz-rdma-token: " + t]))
+            c.eq((st, h.get("x-amz-rdma-reply")), (501, "501"),
+                 "cuObject descriptor %d chars" % len(t))
     st, _, _, body = request(srv, req("GET", "/hostile/r"))
     c.eq(body, b"0123456789", "tokens left the object alone")
     s = srv.stats()["rdma"]
@@ -254,7 +263,7 @@ def uris(c, srv):
                        body=b"q"), 200, what="query ignored")
     st, _, _, body = request(srv, req("GET", "/hostile/key%20one"))
     c.eq((st, body), (200, b"q"), "key without its query")
-    expect(c, srv, req("GET", "/hostile/x?tagging"), 501, "NotImplemented",
+    expect(c, srv, req("GET", "/hostile/x?acl"), 501, "NotImplemented",
            "sub-resource")
     expect(c, srv, req("PATCH", "/hostile/x"), 405, "MethodNotAllowed",
            "PATCH")
