@@ -28,7 +28,7 @@
 #                      hipobj-soak window=FILE). Runs in the background:
 #                      FAULT_BLACKOUT_PID.
 #   fault_dropped DEV  packets the netem on DEV dropped; fault_sent DEV the
-#                      packets it sent (duplicates included).
+#                      packets it sent (duplicates included); 0 without one.
 #   fault_rxe_counter NAME  a hw counter summed over rxef0 and rxef1.
 #
 # Each qdisc tree: prio (every priority to band 2) at the root, a u32
@@ -135,8 +135,16 @@ fault_blackout() {
 fault_netem_stat() {
   $TC -s qdisc show dev "$1" | awk '/^qdisc netem/ {n = 1; next} n && /Sent/ {print; exit}'
 }
-fault_dropped() { fault_netem_stat "$1" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p'; }
-fault_sent() { fault_netem_stat "$1" | sed -n 's/.* bytes \([0-9]*\) pkt.*/\1/p'; }
+fault_dropped() {
+  local v
+  v=$(fault_netem_stat "$1" | sed -n 's/.*(dropped \([0-9]*\),.*/\1/p')
+  echo "${v:-0}"
+}
+fault_sent() {
+  local v
+  v=$(fault_netem_stat "$1" | sed -n 's/.* bytes \([0-9]*\) pkt.*/\1/p')
+  echo "${v:-0}"
+}
 
 fault_rxe_counter() {
   local sum=0 d v

@@ -139,7 +139,9 @@ touch /tmp/fault-window
 fault_roce loss 5%
 profile "loss 5%" "$FAULT_PER" window=/tmp/fault-window
 rm -f /tmp/fault-window
-echo "netem dropped $(drops) RoCE packets; rxe retries exhausted: $(( $(fault_rxe_counter retry_exceeded_err) - rex0 ))"
+d=$(drops)
+echo "netem dropped $d RoCE packets; rxe retries exhausted: $(( $(fault_rxe_counter retry_exceeded_err) - rex0 ))"
+[ "$d" -gt 0 ] || fail "loss 5%: netem dropped nothing"
 fault_clear
 
 echo "== delay 10ms 5ms: jitter reorders; KNOWN BUG: transfers stall to the timeout"
