@@ -28,5 +28,6 @@ exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 900 --timeout 3000 \
   --file "$build/tests/vm/hipobj-soak:bin/hipobj-soak" \
   --file "$(command -v curl):bin/curl" \
   --file "$root/tests/vm/lib.sh:lib.sh" \
+  --file "$root/tests/vm/faults.sh:faults.sh" \
   --file "$root/tools/hipobj/tests/vm/vmlib.sh:vmlib.sh" \
   "${cases[@]}"

@@ -1,28 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /* hipobj-soak: one client process of the Soft-RoCE soak (tests/vm/cases/
- * t20_soak.sh). STREAMS threads each run TRANSFERS transfers, GET and PUT
- * interleaved, 1 byte to 4 MiB, alternating between the endpoints, every
- * byte compared with what this thread wrote, and the bytes around each
- * range checked untouched. Only the public API and s3mini.
+ * t20_soak.sh) and of the fault cases (t21_faults.sh). STREAMS threads each
+ * run TRANSFERS transfers, GET and PUT interleaved, 1 byte to 4 MiB,
+ * alternating between the endpoints, every byte compared with what this
+ * thread wrote, and the bytes around each range checked untouched after
+ * every transfer, failed ones included. Only the public API and s3mini.
  *
- *   hipobj-soak ENDPOINTS STREAMS TRANSFERS SEED [steady]
+ *   hipobj-soak ENDPOINTS STREAMS TRANSFERS SEED [steady] [window=FILE]
+ *               [min-secs=S] [after=S]
  *
  * ENDPOINTS is a comma-separated list. A failed transfer is counted as
- * "during a restart" when the file /tmp/soak-restarting existed when it
- * started or ended (the case creates it before it stops a server and
- * removes it once transfers in flight have failed), unless it started
- * after /tmp/soak-back appeared (the server was listening again): those,
- * and any other failure, fail the run. With "steady", the process first makes one
- * transfer per stream and endpoint, then checks that the rest made no QP
- * state transition on either side (server stats, library info).
- * Prints one line: "soak: N transfers, F failed, R during restart, ...".
- * Exit 0, or 1 on any failure outside a restart. */
+ * "during a restart" (a window) when FILE (default /tmp/soak-restarting)
+ * existed when it started or ended (the case creates it around a server
+ * restart or a blackout of the fabric), unless it started after
+ * /tmp/soak-back appeared (t20: the restarted server listens again); any
+ * other failure fails the run.
+ * With window=FILE, a failure inside the window must moreover be clean:
+ * end within the documented bound (docs/protocol.md section 7:
+ * HIPOBJ_TRANSFER_TIMEOUT_MS, default 5000, plus 100 ms per MB, plus
+ * SLACK_MS for the S3 round trip), as hipObjRdmaError, or as
+ * hipObjS3Error with HTTP 503 (the server had no RDMA slot: nothing
+ * moved), or the run fails.
+ * With min-secs=S, each stream goes on past TRANSFERS until S seconds
+ * have passed since the start; with after=S, until S seconds after the
+ * window closed (waiting at most 120 s for one to open and close).
+ * With "steady", the process first makes one transfer per stream and
+ * endpoint, then checks that the rest made no QP state transition on
+ * either side (server stats, library info).
+ * Prints "soak: pid P: N transfers, F failed, R during restart, ..." and
+ * "soak: pid P: latency ..." (successful transfers: p50, p99, max; the
+ * longest failure and its bound; successes after a window closed).
+ * Exit 0, or 1 on any failure outside a window, a wrong byte, or a
+ * failure inside a window that is not a clean one. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hipobj.h"
@@ -32,13 +48,20 @@
 #define SLOTS 6
 #define MAX_SIZE (4u << 20)
 #define GUARD 64
-#define MARK "/tmp/soak-restarting"
-#define BACK "/tmp/soak-back"
+#define SLACK_MS 5000 /* the S3 round trip around the RDMA, on a loaded VM */
 
+static const char *mark = "/tmp/soak-restarting";
+static int strict_window; /* window=FILE: failures inside must be clean */
+static unsigned min_secs;  /* min-secs=S: go on past TRANSFERS until S s */
+static unsigned after_secs; /* after=S: go on until S s after the window */
+static uint64_t start_us;
+static atomic_ullong closed_us; /* when a stream first saw the window closed */
 static char *endpoints[MAX_EP];
 static unsigned nep;
 static unsigned seed0;
 static atomic_ulong done, failed, restart_failed, bytes_moved, mismatched;
+static atomic_ulong unclean, refused, after_window, window_seen;
+static atomic_ullong worst_fail_us, worst_fail_bound_us;
 
 struct object { /* what this thread last stored under a key, per endpoint */
   size_t size;
@@ -51,8 +74,25 @@ struct stream {
   uint8_t *buf; /* GUARD + MAX_SIZE + GUARD, registered */
   struct object obj[MAX_EP][SLOTS];
   uint64_t rng;
+  uint32_t *lat_us; /* per successful transfer */
+  unsigned nlat, cap;
   pthread_t t;
 };
+
+static uint64_t now_us(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* docs/protocol.md section 7: how long the client may wait for final. */
+static uint64_t bound_us(size_t n)
+{
+  const char *v = getenv("HIPOBJ_TRANSFER_TIMEOUT_MS");
+  uint64_t ms = v ? strtoull(v, NULL, 10) : 5000;
+  return (ms + SLACK_MS) * 1000u + (uint64_t)n / 10u;
+}
 
 static uint64_t next(uint64_t *x)
 {
@@ -75,8 +115,41 @@ static size_t pick_size(uint64_t *rng)
   return 1 + next(rng) % cap;
 }
 
-static int restarting(void) { return access(MARK, F_OK) == 0; }
-static int back(void) { return access(BACK, F_OK) == 0; }
+static int restarting(void) { return access(mark, F_OK) == 0; }
+/* t20_soak: the restarted server listens again; a transfer started from
+ * then on must succeed, even while the window is still open. */
+static int back(void) { return access("/tmp/soak-back", F_OK) == 0; }
+
+static void max_store(atomic_ullong *a, unsigned long long v)
+{
+  unsigned long long cur = atomic_load(a);
+  while (v > cur && !atomic_compare_exchange_weak(a, &cur, v))
+    ;
+}
+
+/* A failure inside the window is clean when it ends within its bound
+ * and is hipObjRdmaError, or hipObjS3Error with HTTP 503: the server had
+ * no RDMA slot free (--rdma-qps), nothing moved. */
+static void window_failure(hipObjOpError_t e, long status, size_t n, uint64_t us, int op)
+{
+  atomic_fetch_add(&restart_failed, 1);
+  if (!strict_window)
+    return;
+  uint64_t b = bound_us(n);
+  if (us > atomic_load(&worst_fail_us)) {
+    max_store(&worst_fail_us, us);
+    atomic_store(&worst_fail_bound_us, b);
+  }
+  int is_refusal = e == hipObjS3Error && status == 503;
+  atomic_fetch_add(&refused, (unsigned long)is_refusal);
+  if ((e != hipObjRdmaError && !is_refusal) || us > b) {
+    atomic_fetch_add(&unclean, 1);
+    fprintf(stderr, "soak: %s of %zu bytes in the window: %s (HTTP %ld) after %llu ms "
+                    "(want hipObjRdmaError or a 503 within %llu ms)\n",
+            op == HIPOBJ_RDMA_OP_PUT ? "PUT" : "GET", n, hipObjGetErrorString(e), status,
+            (unsigned long long)us / 1000, (unsigned long long)b / 1000);
+  }
+}
 
 static hipObjOpError_t xfer(struct stream *s, unsigned ep, unsigned slot,
                             int op, size_t n, long *status)
@@ -111,6 +184,13 @@ static void one(struct stream *s, unsigned i)
   size_t n = op == HIPOBJ_RDMA_OP_PUT ? pick_size(&s->rng) : o->size;
   uint32_t seed = (uint32_t)next(&s->rng);
   int started_back = back(), was_restarting = restarting();
+  if (was_restarting)
+    atomic_store(&window_seen, 1);
+  int after = !was_restarting && atomic_load(&window_seen);
+  if (after && atomic_load(&closed_us) == 0) {
+    unsigned long long zero = 0;
+    atomic_compare_exchange_strong(&closed_us, &zero, now_us());
+  }
   memset(s->buf, 0xa5, GUARD);
   memset(s->buf + GUARD + n, 0xa5, GUARD);
   if (op == HIPOBJ_RDMA_OP_PUT)
@@ -118,20 +198,36 @@ static void one(struct stream *s, unsigned i)
   else
     memset(s->buf + GUARD, 0x5a, n);
   long status = 0;
+  uint64_t t0 = now_us();
   hipObjOpError_t e = xfer(s, ep, slot, op, n, &status);
+  uint64_t us = now_us() - t0;
   atomic_fetch_add(&done, 1);
+  if (!guards_intact(s, n)) {
+    atomic_fetch_add(&mismatched, 1);
+    fprintf(stderr, "soak: %s of %zu bytes on %s (%s): a byte outside the range changed\n",
+            op == HIPOBJ_RDMA_OP_PUT ? "PUT" : "GET", n, endpoints[ep],
+            hipObjGetErrorString(e));
+  }
   if (e != hipObjSuccess) {
     o->valid = 0; /* a failed PUT may or may not have landed */
     if (!started_back && (was_restarting || restarting())) {
-      atomic_fetch_add(&restart_failed, 1);
+      window_failure(e, status, n, us, op);
     } else {
       atomic_fetch_add(&failed, 1);
-      fprintf(stderr, "soak: %s of %zu bytes on %s failed: %s (HTTP %ld)\n",
+      fprintf(stderr, "soak: %s of %zu bytes on %s failed: %s (HTTP %ld) after %llu ms\n",
               op == HIPOBJ_RDMA_OP_PUT ? "PUT" : "GET", n, endpoints[ep],
-              hipObjGetErrorString(e), status);
+              hipObjGetErrorString(e), status, (unsigned long long)us / 1000);
     }
     return;
   }
+  if (s->nlat == s->cap) {
+    uint32_t *p = realloc(s->lat_us, (s->cap * 2 + 64) * sizeof *p);
+    if (p)
+      s->lat_us = p, s->cap = s->cap * 2 + 64;
+  }
+  if (s->nlat < s->cap)
+    s->lat_us[s->nlat++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+  atomic_fetch_add(&after_window, (unsigned long)after);
   atomic_fetch_add(&bytes_moved, n);
   if (op == HIPOBJ_RDMA_OP_PUT) {
     *o = (struct object){n, seed, 1};
@@ -139,7 +235,7 @@ static void one(struct stream *s, unsigned i)
   }
   uint8_t *want = malloc(n);
   fill(want, n, o->seed);
-  if (memcmp(want, s->buf + GUARD, n) != 0 || !guards_intact(s, n)) {
+  if (memcmp(want, s->buf + GUARD, n) != 0) {
     atomic_fetch_add(&mismatched, 1);
     fprintf(stderr, "soak: GET of %zu bytes on %s: wrong bytes\n", n,
             endpoints[ep]);
@@ -152,6 +248,20 @@ static void one(struct stream *s, unsigned i)
 static pthread_barrier_t warm, counted;
 static int steady;
 
+/* min-secs and after=: whether to go on past TRANSFERS. after= waits at
+ * most 120 s for a window to open and close. */
+static int more_time(void)
+{
+  uint64_t t = now_us() - start_us, closed = atomic_load(&closed_us);
+  if (t < min_secs * 1000000ull)
+    return 1;
+  if (!after_secs)
+    return 0;
+  if (!closed)
+    return t < 120000000ull;
+  return now_us() - closed < after_secs * 1000000ull;
+}
+
 static void *stream_main(void *arg)
 {
   struct stream *s = arg;
@@ -162,8 +272,8 @@ static void *stream_main(void *arg)
     pthread_barrier_wait(&warm);
     pthread_barrier_wait(&counted);
   }
-  for (; i < s->transfers; i++)
-    one(s, i);
+  while (i < s->transfers || more_time())
+    one(s, i++);
   return NULL;
 }
 
@@ -205,16 +315,60 @@ static int run(struct stream *st, unsigned streams)
   return t1 == t0 ? 0 : 1;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* p50, p99 and max of the successful transfers, in ms. */
+static void print_latency(const struct stream *st, unsigned streams)
+{
+  unsigned n = 0;
+  for (unsigned k = 0; k < streams; k++)
+    n += st[k].nlat;
+  uint32_t *all = malloc(((size_t)n + 1) * sizeof *all);
+  n = 0;
+  for (unsigned k = 0; k < streams; k++)
+    for (unsigned j = 0; j < st[k].nlat; j++)
+      all[n++] = st[k].lat_us[j];
+  qsort(all, n, sizeof *all, cmp_u32);
+  printf("soak: pid %d: latency p50 %.1f ms, p99 %.1f ms, max %.1f ms; "
+         "longest failure %.1f ms (bound %.1f ms); %lu after the window\n",
+         (int)getpid(), n ? all[n / 2] / 1e3 : 0.0, n ? all[n * 99 / 100] / 1e3 : 0.0,
+         n ? all[n - 1] / 1e3 : 0.0, atomic_load(&worst_fail_us) / 1e3,
+         atomic_load(&worst_fail_bound_us) / 1e3, atomic_load(&after_window));
+  free(all);
+}
+
+static int parse_options(int argc, char **argv)
+{
+  for (int i = 5; i < argc; i++) {
+    if (strcmp(argv[i], "steady") == 0)
+      steady = 1;
+    else if (strncmp(argv[i], "window=", 7) == 0 && argv[i][7])
+      mark = argv[i] + 7, strict_window = 1;
+    else if (strncmp(argv[i], "min-secs=", 9) == 0)
+      min_secs = (unsigned)strtoul(argv[i] + 9, NULL, 10);
+    else if (strncmp(argv[i], "after=", 6) == 0)
+      after_secs = (unsigned)strtoul(argv[i] + 6, NULL, 10);
+    else
+      return -1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
-  if (argc < 5) {
-    fprintf(stderr, "usage: %s ENDPOINTS STREAMS TRANSFERS SEED [steady]\n", argv[0]);
+  if (argc < 5 || parse_options(argc, argv) != 0) {
+    fprintf(stderr, "usage: %s ENDPOINTS STREAMS TRANSFERS SEED [steady] "
+                    "[window=FILE] [min-secs=S] [after=S]\n",
+            argv[0]);
     return 2;
   }
   parse_endpoints(argv[1]);
   unsigned streams = (unsigned)atoi(argv[2]), per = (unsigned)atoi(argv[3]);
   seed0 = (unsigned)atoi(argv[4]);
-  steady = argc > 5 && strcmp(argv[5], "steady") == 0;
   hipObjConfig_t cfg = {0};
   cfg.gpuDevice = -1;
   cfg.nicHint = getenv("RXE_DEV") ? getenv("RXE_DEV") : "rxe0";
@@ -227,19 +381,28 @@ int main(int argc, char **argv)
     st[k] = (struct stream){.id = k, .transfers = per,
                             .rng = seed0 * 7919ull + k * 104729ull + getpid()};
     st[k].buf = aligned_alloc(4096, MAX_SIZE + 2 * GUARD + 4096);
+    st[k].cap = per + 1;
+    st[k].lat_us = calloc(st[k].cap, sizeof *st[k].lat_us);
     hipObjBufRegisterHost(st[k].buf, MAX_SIZE + 2 * GUARD);
   }
+  start_us = now_us();
   int steady_rc = run(st, streams);
+  print_latency(st, streams);
   for (unsigned k = 0; k < streams; k++) {
     hipObjBufDeregister(st[k].buf);
     free(st[k].buf);
+    free(st[k].lat_us);
   }
   free(st);
   hipObjShutdown();
   printf("soak: pid %d: %lu transfers, %lu failed, %lu during restart, "
-         "%lu wrong, %lu bytes verified or stored\n",
+         "%lu wrong, %lu bytes verified or stored, %lu unclean in the window, "
+         "%lu refused (503)\n",
          (int)getpid(), atomic_load(&done), atomic_load(&failed),
          atomic_load(&restart_failed), atomic_load(&mismatched),
-         atomic_load(&bytes_moved));
-  return atomic_load(&failed) || atomic_load(&mismatched) || steady_rc ? 1 : 0;
+         atomic_load(&bytes_moved), atomic_load(&unclean), atomic_load(&refused));
+  return atomic_load(&failed) || atomic_load(&mismatched) || atomic_load(&unclean) ||
+                 steady_rc
+             ? 1
+             : 0;
 }

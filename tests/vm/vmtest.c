@@ -7,7 +7,8 @@
  *   hipobj-vmtest ENDPOINT CASE [ARG]
  *   cases: init, sizes, upload-part, threads N, decline, no-final,
  *          vanish, wrong-cookie, killed, seed KEY SIZE,
- *          bench [STREAMS [MAX_SIZE]], mkbucket NAME, stats */
+ *          bench [STREAMS [MAX_SIZE]], getlat SIZE COUNT, mkbucket NAME,
+ *          stats */
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -489,6 +490,48 @@ static void case_bench(int streams, size_t max_size)
   hipObjShutdown();
 }
 
+/* One stream: COUNT GETs of one SIZE-byte object, each timed: throughput
+ * and p50/p99 latency of the ones that succeeded (bench/rxe-fault-bench.sh
+ * runs it under each fault profile). Every GET's bytes are compared. */
+static void case_getlat(size_t size, int count)
+{
+  if (size == 0 || count < 1 || init() != 0)
+    exit(2);
+  make_bucket("vmtest");
+  uint8_t *src = malloc(size), *dst = malloc(size);
+  double *lat = calloc((size_t)count, sizeof *lat);
+  fill(src, size, 5);
+  hipObjBufRegisterHost(src, size);
+  hipObjBufRegisterHost(dst, size);
+  char key[32];
+  snprintf(key, sizeof key, "getlat-%zu", size);
+  check(rdma_put(key, src, size, 0) == hipObjSuccess, "PUT %zu bytes", size);
+  int ok = 0, wrong = 0;
+  double t0 = now_s();
+  for (int i = 0; i < count; i++) {
+    memset(dst, 0, size);
+    double t = now_s();
+    if (rdma_get(key, dst, size, 0, 0, 0) != hipObjSuccess)
+      continue;
+    lat[ok++] = (now_s() - t) * 1e3;
+    wrong += memcmp(src, dst, size) != 0;
+  }
+  double secs = now_s() - t0;
+  qsort(lat, (size_t)ok, sizeof lat[0], cmp_double);
+  check(wrong == 0, "%d of %d GETs of %zu bytes succeeded, %d with wrong bytes", ok,
+        count, size, wrong);
+  printf("BENCH op=getlat size=%zu n=%d ok=%d MBps=%.1f p50_ms=%.1f p99_ms=%.1f\n", size,
+         count, ok, (double)size * ok / secs / 1e6, ok ? lat[ok / 2] : 0.0,
+         ok ? lat[(ok * 99) / 100 < ok ? (ok * 99) / 100 : ok - 1] : 0.0);
+  fflush(stdout);
+  hipObjBufDeregister(src);
+  hipObjBufDeregister(dst);
+  free(src);
+  free(dst);
+  free(lat);
+  hipObjShutdown();
+}
+
 /* Store an object over plain HTTP (to set up other cases). */
 static void case_seed(const char *key, size_t n)
 {
@@ -528,6 +571,8 @@ int main(int argc, char **argv)
   else if (!strcmp(c, "bench"))
     case_bench(argc > 3 ? atoi(argv[3]) : 1,
                argc > 4 ? strtoull(argv[4], NULL, 10) : (64u << 20));
+  else if (!strcmp(c, "getlat") && argc == 5)
+    case_getlat(strtoull(argv[3], NULL, 10), atoi(argv[4]));
   else if (!strcmp(c, "mkbucket") && argc == 4)
     make_bucket(argv[3]);
   else if (!strcmp(c, "stats")) {

@@ -17,14 +17,17 @@ GUEST_PKGS=(
   iproute2                 # rdma (rdma link add), ip
   libibverbs1 ibverbs-providers ibverbs-utils   # verbs + rxe provider + ibv_devinfo, ibv_rc_pingpong
   librdmacm1 libibumad3 perftest                # ib_write_bw, ib_read_bw, ...
+  libxtables12                                  # tc (fault injection: netem)
   libnl-3-200 libnl-route-3-200 libpci3 libudev1
   libc6 libgcc-s1 libmnl0 libelf1 libbpf1 libcap2 libbsd0 libmd0 zlib1g
 )
 
 # Paths (relative to the image root) dropped after extraction: docs, and tools
-# a test VM never runs that would need more libraries (tc, ss, arpd).
+# a test VM never runs that would need more libraries (ss, arpd, tc's
+# iptables and ATM plugins). tc stays, with netem's distribution tables.
 GUEST_PRUNE=(
-  bin/ss sbin/tc usr/sbin/arpd usr/lib/x86_64-linux-gnu/tc
+  bin/ss usr/sbin/arpd usr/lib/x86_64-linux-gnu/tc/m_ipt.so
+  usr/lib/x86_64-linux-gnu/tc/m_xt.so usr/lib/x86_64-linux-gnu/tc/q_atm.so
   usr/share/doc usr/share/man usr/share/locale usr/share/lintian usr/share/info
   usr/share/bash-completion usr/share/initramfs-tools usr/share/zoneinfo
   usr/lib/x86_64-linux-gnu/gconv etc/init.d
@@ -46,6 +49,7 @@ GUEST_MODS_EXTRA=(
   rdma_ucm                                              # librdmacm / rdma_cm (perftest -R)
   dummy veth                                            # --netdev dummy|veth
   vgem                                                  # a dma-buf exporter (DRM PRIME)
+  sch_netem sch_prio cls_u32                            # fault injection (tests/vm/faults.sh)
 )
 
 # Host packages (Debian names) that build-image.sh / run.sh need; installed
