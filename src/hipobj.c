@@ -178,8 +178,9 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   const uint64_t cookie = reply->peer.addr;
   struct ho_conn_offer offer;
   struct ho_conn *c = NULL;
-  if (!ho_offer_decode(&reply->peer, &offer)) {
-    ho_warn("the server's token has non-zero reserved fields");
+  if (!ho_server_token_ok(&reply->peer, inst->dev->roce) ||
+      !ho_offer_decode(&reply->peer, &offer)) {
+    ho_warn("malformed server token in x-amz-rdma-reply");
     return hipObjS3Error;
   }
   hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie, &c);

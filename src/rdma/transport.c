@@ -106,6 +106,7 @@ hipObjOpError_t ho_device_open(const struct ho_verbs_ops *v,
   d->max_qp_init_rd_atom = da.max_qp_init_rd_atom;
   d->active_mtu = pa.active_mtu;
   d->lid = pa.lid;
+  d->roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
   choose_gid(d, topo, pa.gid_tbl_len);
   d->pd = v->alloc_pd(d->ctx);
   if (!d->pd)

@@ -24,6 +24,7 @@ struct ho_device {
   union ibv_gid gid;
   enum ibv_mtu active_mtu;
   uint16_t lid;
+  bool roce;               /* the port's link layer is Ethernet */
   uint32_t vendor_id;
   uint32_t vendor_part_id;
   int max_qp_rd_atom;      /* as responder */

@@ -184,6 +184,56 @@ static void s3_side_failures(void **state)
   assert_memory_equal(f->buf, f->peer.object, 4096);
 }
 
+/* Rewrites one field of the server token in the engine's reply. */
+enum token_field { TF_TRANSPORT, TF_QPN_TOP, TF_PORT, TF_LID, TF_OFFER };
+static enum token_field tampered_field;
+
+static void tamper_reply(struct sim_request *r)
+{
+  struct ho_reply rep;
+  assert_true(ho_reply_parse(r->reply, strlen(r->reply), &rep));
+  switch (tampered_field) {
+  case TF_TRANSPORT: rep.peer.transport = HO_TRANSPORT_DC; break;
+  case TF_QPN_TOP: rep.peer.qpn |= 0x01000000u; break;
+  case TF_PORT: rep.peer.port = 0; break;
+  case TF_LID: rep.peer.lid = 5; break; /* an InfiniBand LID on RoCE */
+  case TF_OFFER: rep.peer.rkey |= 0x00010000u; break;
+  }
+  ho_token_encode(&rep.peer, r->reply + 4);
+}
+
+/* A server token that breaks the token's rules is a malformed reply:
+ * hipObjS3Error, nothing moves, and the next transfer works. */
+static void malformed_server_token(void **state)
+{
+  struct fixture *f = *state;
+  static const enum token_field fields[] = {TF_TRANSPORT, TF_QPN_TOP, TF_PORT,
+                                            TF_LID, TF_OFFER};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    for (int k = 0; k < 2; k++) {
+      const int op = k == 0 ? HIPOBJ_RDMA_OP_GET : HIPOBJ_RDMA_OP_PUT;
+      struct sim_request r;
+      sim_request_init(&r, &f->peer, op, 0, 4096);
+      r.on_reply = tamper_reply;
+      tampered_field = fields[i];
+      memset(f->buf, 0xee, 4096);
+      memset(f->peer.object, 0x11, 4096);
+      hipObjOpError_t e =
+          op == HIPOBJ_RDMA_OP_GET
+              ? hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError
+              : hipObjPut(NULL, f->buf, 4096, 0, &sim_ops, &r).opError;
+      assert_int_equal(e, hipObjS3Error);
+      for (int j = 0; j < 4096; j++) {
+        assert_int_equal(f->buf[j], 0xee);
+        assert_int_equal(f->peer.object[j], 0x11);
+      }
+    }
+  }
+  fill(f->peer.object, 4096, 9);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+}
+
 static void decline_for_a_too_short_token(void **state)
 {
   struct fixture *f = *state;
@@ -493,6 +543,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(puts_keep_several_reads_in_flight, setup, teardown),
       cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(s3_side_failures, setup, teardown),
+      cmocka_unit_test_setup_teardown(malformed_server_token, setup, teardown),
       cmocka_unit_test_setup_teardown(decline_for_a_too_short_token, setup, teardown),
       cmocka_unit_test_setup_teardown(server_never_sends_final, setup, teardown),
       cmocka_unit_test_setup_teardown(final_with_wrong_cookie, setup, teardown),
