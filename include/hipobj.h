@@ -256,7 +256,12 @@ HIPOBJ_API hipObjError_t hipObjCompleteRdmaTransfer(const char *token,
 
 /*
  * hipObjPutRdmaToken: release a token and, if its transfer was not completed,
- * abandon the transfer (its connection is reset).
+ * abandon the transfer (its connection is retired).
+ * The token pointer is the transfer's handle, and no handle is ever reused:
+ * token memory is never handed out again at the same address, so a stale
+ * or doubled call (Complete or Put after Put) is InvalidValue and can never
+ * act on another transfer. Do not read a token after putting it: its memory
+ * may be unmapped.
  * Errors: InvalidValue (NULL, or not a live token). Thread safety: MT-Safe.
  */
 HIPOBJ_API hipObjError_t hipObjPutRdmaToken(char *token);

@@ -16,6 +16,7 @@
 #include "rdma/token.h"
 #include "s3/control.h"
 #include "staging.h"
+#include "token_arena.h"
 
 #define HO_STR2(x) #x
 #define HO_STR(x) HO_STR2(x)
@@ -299,10 +300,11 @@ hipObjError_t hipObjPut(hipObjHandle_t handle, const void *devPtr, size_t size,
 
 enum app_state { APP_READY, APP_COMPLETING, APP_DONE };
 
-/* A token handed to the application. token is the first member: the
- * pointer the application holds is the struct's. */
+/* A token handed to the application. The token string lives in the token
+ * arena (token_arena.h), whose addresses are never reused: the pointer the
+ * application holds is the transfer's handle, compared, never read. */
 struct app_xfer {
-  char token[HO_TOKEN_HEX + 1];
+  char *token;
   struct app_xfer *next;
   struct ho_instance *inst; /* a reference */
   struct ho_buf *buf;       /* a reference */
@@ -316,7 +318,9 @@ static ho_mutex app_mu = HO_MUTEX_INIT;
 static struct app_xfer *app_live HO_GUARDED_GLOBAL(app_mu);
 
 /* Find a live transfer by the pointer the application holds (not by
- * content: two tokens may be equal strings). */
+ * content: two tokens may be equal strings). The pointer is only compared:
+ * a stale one names no live transfer, since token addresses are never
+ * reused. */
 static struct app_xfer *app_find(const char *token) HO_REQUIRES(app_mu)
 {
   for (struct app_xfer *x = app_live; x; x = x->next)
@@ -331,13 +335,17 @@ static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
   struct app_xfer *x = calloc(1, sizeof *x);
   if (!x)
     return hipObjInternalError;
-  hipObjOpError_t e = find_range(inst, ptr, size, 0, &x->buf);
+  hipObjOpError_t e = hipObjInternalError;
+  x->token = ho_token_slot_alloc();
+  if (x->token)
+    e = find_range(inst, ptr, size, 0, &x->buf);
   if (e == hipObjSuccess)
     e = ho_pool_acquire(inst->pool, false, false, peer_hint, &x->lease);
   if (e != hipObjSuccess) {
     if (x->lease.pool)
       ho_pool_release(&x->lease);
     ho_buf_put(x->buf);
+    ho_token_slot_free(x->token);
     free(x);
     return e;
   }
@@ -439,6 +447,7 @@ hipObjError_t hipObjPutRdmaToken(char *token)
   }
   ho_buf_put(x->buf);
   ho_instance_put(x->inst);
+  ho_token_slot_free(x->token);
   free(x);
   return mk(hipObjSuccess, 0);
 }

@@ -110,6 +110,7 @@ static hipObjOpError_t build(const struct ho_platform *plat,
                                                   ? opts->max_connections
                                                   : 2 * opts->max_transfers,
                            .idle_timeout_ms = opts->idle_timeout_ms,
+                           .wait_timeout_ms = opts->wait_timeout_ms,
                            .grace_ms = HO_RETIRE_GRACE_MS},
                        &inst->pool);
   if (e == hipObjSuccess)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "rdma/pool.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -68,8 +70,14 @@ hipObjOpError_t ho_pool_create(struct ho_device *d, const struct ho_conn_attr *a
   p->cfg = *cfg;
   if (p->cfg.max_connections < p->cfg.max_leases)
     p->cfg.max_connections = p->cfg.max_leases;
+  if (!p->cfg.wait_timeout_ms)
+    p->cfg.wait_timeout_ms = 10000;
   ho_mutex_init(&p->mu);
-  pthread_cond_init(&p->cv, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* as ho_now_ns() */
+  pthread_cond_init(&p->cv, &ca);
+  pthread_condattr_destroy(&ca);
   p->links = calloc(p->cfg.max_connections, sizeof *p->links);
   if (!p->links) {
     ho_pool_destroy(p);
@@ -154,9 +162,14 @@ static unsigned take_idle(struct ho_pool *p, uint64_t now, struct ho_conn **out,
   return n;
 }
 
-static hipObjOpError_t wait_for_link(struct ho_pool *p, bool wait)
+/* Bounded: a transfer that waits longer than wait_timeout_ms for a
+ * connection gets hipObjBusy instead of waiting behind stuck ones. */
+static hipObjOpError_t wait_for_link(struct ho_pool *p, bool wait, uint64_t now)
     HO_REQUIRES(p->mu)
 {
+  uint64_t deadline = now + (uint64_t)p->cfg.wait_timeout_ms * MS;
+  struct timespec abs = {(time_t)(deadline / 1000000000u),
+                         (long)(deadline % 1000000000u)};
   for (;;) {
     if (p->closed)
       return hipObjNotInitialized;
@@ -164,7 +177,9 @@ static hipObjOpError_t wait_for_link(struct ho_pool *p, bool wait)
       return hipObjSuccess;
     if (!wait || leases_held > 0)
       return hipObjBusy;
-    ho_cond_wait(&p->cv, &p->mu);
+    if (ho_cond_timedwait(&p->cv, &p->mu, &abs) == ETIMEDOUT && !p->closed &&
+        p->leases >= p->cfg.max_leases)
+      return hipObjBusy;
   }
 }
 
@@ -188,7 +203,7 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
   bool evict = false;
   struct ho_link *l = NULL;
   ho_mutex_lock(&p->mu);
-  hipObjOpError_t err = wait_for_link(p, wait);
+  hipObjOpError_t err = wait_for_link(p, wait, now);
   unsigned nidle = take_idle(p, now, idle, IDLE_BATCH);
   expired = ho_retired_take_expired(&p->retired, now, (uint64_t)p->cfg.grace_ms * MS);
   if (err == hipObjSuccess) {

@@ -38,6 +38,7 @@ struct ho_pool_config {
   unsigned max_leases;      /* concurrent transfers (HIPOBJ_MAX_TRANSFERS) */
   unsigned max_connections; /* links kept, idle ones included (>= leases) */
   unsigned idle_timeout_ms; /* retire connections idle this long */
+  unsigned wait_timeout_ms; /* an acquire waits at most this long (0: 10 s) */
   unsigned grace_ms;        /* keep retired QPs this long before destroying */
 };
 
@@ -66,7 +67,8 @@ void ho_pool_destroy(struct ho_pool *p);
  * 0 is a peer like any other), then an empty link, then the least recently
  * used connection to another peer (retired). The link has a spare. With
  * every lease taken: hipObjBusy if `wait` is false or this thread already
- * holds a counted lease; otherwise wait. hipObjNotInitialized once the pool
+ * holds a counted lease; otherwise wait, at most cfg.wait_timeout_ms, then
+ * hipObjBusy. hipObjNotInitialized once the pool
  * is closed; hipObjRdmaError if no spare QP can be made. `count` says
  * whether the lease counts towards this thread's leases (transfers through
  * callbacks); leases that may end on another thread (application-driven

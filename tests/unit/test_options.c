@@ -111,6 +111,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->transfer_timeout_ms, 5000);
   assert_int_equal(o->max_connections, 0); /* twice max_transfers */
   assert_int_equal(o->idle_timeout_ms, 30000);
+  assert_int_equal(o->wait_timeout_ms, 10000);
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
   assert_false(o->rdma_debug);
@@ -138,7 +139,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 9); /* each variable read once */
+  assert_int_equal(e.lookups, 10); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -254,6 +255,17 @@ static void test_transfer_timeout(void **state)
   check_int_invalid("HIPOBJ_TRANSFER_TIMEOUT_MS", hostile_ints,
                     sizeof hostile_ints / sizeof hostile_ints[0],
                     "using 5000");
+}
+
+static void test_wait_timeout(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {{"1", 1}, {"250", 250}, {"86400000", 86400000}};
+  check_int_valid("HIPOBJ_WAIT_TIMEOUT_MS", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, wait_timeout_ms));
+  static const char *const bad[] = {"0", "86400001"};
+  check_int_invalid("HIPOBJ_WAIT_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
+                    "using 10000");
 }
 
 /* An invalid value keeps what the struct held, and says so. */
@@ -481,6 +493,7 @@ int main(void)
       cmocka_unit_test(test_max_transfers_invalid),
       cmocka_unit_test(test_stage_timeout),
       cmocka_unit_test(test_transfer_timeout),
+      cmocka_unit_test(test_wait_timeout),
       cmocka_unit_test(test_invalid_keeps_current_value),
       cmocka_unit_test(test_empty_is_unset),
       cmocka_unit_test(test_dmabuf),
