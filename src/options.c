@@ -42,6 +42,8 @@ void ho_options_defaults(struct ho_options *o)
   o->dmabuf = true;
   o->require_gpu_direct = false;
   o->rdma_debug = false;
+  o->scoped_tokens = true;
+  o->require_scoped_tokens = false;
   memcpy(o->gpu_runtime, "auto", sizeof "auto");
 }
 
@@ -153,6 +155,10 @@ void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
     o->require_gpu_direct = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_RDMA_DEBUG")))
     o->rdma_debug = !starts_with_no(v);
+  if ((v = lookup(get, ctx, "HIPOBJ_SCOPED_TOKENS")))
+    o->scoped_tokens = !starts_with_no(v);
+  if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_SCOPED_TOKENS")))
+    o->require_scoped_tokens = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_GPU_RUNTIME")))
     parse_gpu_runtime("HIPOBJ_GPU_RUNTIME", v, o->gpu_runtime,
                       sizeof o->gpu_runtime);

@@ -24,6 +24,10 @@ struct ho_options {
   bool dmabuf;                  /* HIPOBJ_DMABUF: on */
   bool require_gpu_direct;      /* HIPOBJ_REQUIRE_GPU_DIRECT: off */
   bool rdma_debug;              /* HIPOBJ_RDMA_DEBUG: off */
+  bool scoped_tokens;           /* HIPOBJ_SCOPED_TOKENS: on: a memory window
+                                   per transfer where the NIC binds them */
+  bool require_scoped_tokens;   /* HIPOBJ_REQUIRE_SCOPED_TOKENS: off: on,
+                                   init fails where windows cannot be used */
   char gpu_runtime[8];          /* HIPOBJ_GPU_RUNTIME: auto|hip|cuda|none */
 };
 

@@ -104,6 +104,8 @@ void ho_pool_destroy(struct ho_pool *p)
       ho_conn_retire(l->qp);
     ho_conn_destroy(l->qp);
     ho_conn_destroy(l->spare);
+    if (l->mw && p->dev->v->dealloc_mw(l->mw) != 0)
+      ho_warn("cannot free a memory window");
   }
   ho_conn_destroy_chain(ho_retired_take_expired(&p->retired, 0, 0));
   pthread_cond_destroy(&p->cv);
@@ -296,12 +298,70 @@ uint32_t ho_lease_next_qpn(struct ho_lease *l)
   return k->spare->qp->qp_num & 0xffffff;
 }
 
+uint32_t ho_lease_window_rkey(struct ho_lease *l)
+{
+  struct ho_link *k = l->link;
+  if (!k->mw) {
+    k->mw = l->pool->dev->v->alloc_mw(l->pool->dev->pd, IBV_MW_TYPE_2);
+    if (!k->mw) {
+      ho_warn("cannot allocate a memory window");
+      return 0;
+    }
+    k->mw_rkey = k->mw->rkey;
+  }
+  return ibv_inc_rkey(k->mw_rkey);
+}
+
+hipObjOpError_t ho_lease_bind_window(struct ho_lease *l, struct ho_conn *c,
+                                     struct ibv_mr *mr, uint64_t addr,
+                                     uint64_t len, int access)
+{
+  struct ho_link *k = l->link;
+  uint32_t rkey = ibv_inc_rkey(k->mw_rkey);
+  if (!k->mw)
+    return hipObjRdmaError;
+  k->mw_rkey = rkey;
+  k->mw_bound = true; /* until invalidated; a failed bind is freed too */
+  ho_mutex_lock(&l->pool->mu);
+  l->pool->stats.windows_bound++;
+  ho_mutex_unlock(&l->pool->mu);
+  return ho_conn_bind_window(c, k->mw, rkey, mr, addr, len, access);
+}
+
+hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
+                                      uint64_t deadline_ns)
+{
+  struct ho_link *k = l->link;
+  if (!k->mw_bound)
+    return hipObjSuccess;
+  if (c->inv_rkey != k->mw_rkey &&
+      ho_conn_invalidate(c, k->mw_rkey, deadline_ns) != hipObjSuccess)
+    return hipObjRdmaError;
+  k->mw_bound = false;
+  return hipObjSuccess;
+}
+
+/* A window still bound when its lease ends: the transfer failed, its QP is
+ * retired (ERR, so nothing reaches the window through it), and freeing
+ * the window invalidates it. The next transfer makes a new one. */
+static void free_bound_window(struct ho_pool *p, struct ho_link *k)
+{
+  if (!k->mw_bound)
+    return;
+  if (p->dev->v->dealloc_mw(k->mw) != 0)
+    ho_warn("cannot free a memory window");
+  k->mw = NULL;
+  k->mw_bound = false;
+}
+
 void ho_pool_release(struct ho_lease *l)
 {
   struct ho_pool *p = l->pool;
   if (!p)
     return;
   struct ho_link *k = l->link;
+  if (k->mw_bound)
+    l->failed = true; /* the transfer ended without closing its window */
   if (l->failed || (k->qp && !k->persistent)) {
     retire(p, k->qp, l->failed ? CAUSE_FAILURE : CAUSE_ONE_SHOT);
     k->qp = NULL;
@@ -311,6 +371,7 @@ void ho_pool_release(struct ho_lease *l)
     retire(p, k->spare, CAUSE_SPARE); /* named in a token: never reused */
     k->spare = NULL;
   }
+  free_bound_window(p, k);
   k->last_used_ns = ho_now_ns();
   ho_mutex_lock(&p->mu);
   k->leased = false;

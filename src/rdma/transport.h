@@ -29,6 +29,8 @@ struct ho_device {
   uint32_t vendor_part_id;
   int max_qp_rd_atom;      /* as responder */
   int max_qp_init_rd_atom; /* as initiator */
+  bool mw_type2;           /* binds type-2 memory windows (device caps and
+                              a window allocated and freed at open) */
   /* QP state transitions made through this device (every modify_qp that
    * changes a state): the cost that persistent connections avoid. */
   _Atomic uint64_t qp_transitions;
@@ -56,6 +58,8 @@ enum ho_conn_state { HO_CONN_INIT, HO_CONN_RTS, HO_CONN_BROKEN, HO_CONN_RETIRED 
 /* wr_id values of the connection's own message work requests. */
 #define HO_WRID_MSG_RECV 0x5245435600000000ull /* "RECV" */
 #define HO_WRID_MSG_SEND 0x53454e4400000000ull /* "SEND" */
+#define HO_WRID_MW_BIND 0x42494e4400000000ull  /* "BIND" */
+#define HO_WRID_MW_INV 0x494e560000000000ull   /* "INV" */
 
 struct ho_conn {
   struct ho_device *dev;
@@ -66,6 +70,8 @@ struct ho_conn {
   enum ho_conn_state state;
   uint8_t rd_atomic; /* outstanding READs we issue / accept */
   uint32_t peer_qpn; /* the QP it is connected to */
+  uint32_t inv_rkey; /* the rkey the last message received invalidated
+                        (send with invalidate), 0 if none */
   uint64_t retired_ns; /* when it was retired (ho_now_ns clock) */
   struct ho_conn *next_retired; /* on its owner's retired list */
 };
@@ -110,6 +116,11 @@ void ho_conn_destroy_chain(struct ho_conn *c);
 /* Post the receive for one protocol message into the receive slot. */
 hipObjOpError_t ho_conn_post_msg_recv(struct ho_conn *c);
 
+/* SEND one protocol message from the send slot (signalled); with inv_rkey
+ * not 0, as a send with invalidate of the peer's window inv_rkey. */
+hipObjOpError_t ho_conn_send_msg_inv(struct ho_conn *c, const struct ho_msg *m,
+                                     uint32_t inv_rkey);
+
 /* SEND one protocol message from the send slot (signalled). */
 hipObjOpError_t ho_conn_send_msg(struct ho_conn *c, const struct ho_msg *m);
 
@@ -122,6 +133,23 @@ int ho_conn_poll(struct ho_conn *c, struct ibv_wc *wc, int n);
  * and fail with RdmaError. On success *m is the decoded message. */
 hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
                                  uint64_t deadline_ns, struct ho_msg *m);
+
+/* ---- memory windows (docs/protocol.md, section 2) ----------------------
+ * A type-2 window is bound on the connected QP that the server will use,
+ * over exactly the transfer's range, before ready is sent: the bind is a
+ * send-queue work request, so it takes effect before ready leaves. */
+
+/* Post an (unsignalled) bind of mw over [addr, +len) of mr with `access`
+ * (IBV_ACCESS_REMOTE_WRITE or _READ) under rkey. A failed bind is an error
+ * completion that ho_conn_wait_msg() reports. */
+hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
+                                    uint32_t rkey, struct ibv_mr *mr,
+                                    uint64_t addr, uint64_t len, int access);
+
+/* Invalidate the window rkey (IBV_WR_LOCAL_INV) and wait for it until
+ * deadline_ns. RdmaError if it fails or times out (the QP is then broken). */
+hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,
+                                   uint64_t deadline_ns);
 
 /* The token that names this connection (QP number, GID, LID, port). */
 void ho_conn_token(const struct ho_conn *c, struct ho_token *t);

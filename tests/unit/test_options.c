@@ -115,6 +115,8 @@ static void assert_defaults(const struct ho_options *o)
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
   assert_false(o->rdma_debug);
+  assert_true(o->scoped_tokens);
+  assert_false(o->require_scoped_tokens);
   assert_string_equal(o->gpu_runtime, "auto");
 }
 
@@ -139,7 +141,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 10); /* each variable read once */
+  assert_int_equal(e.lookups, 12); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -361,6 +363,19 @@ static void test_rdma_debug(void **state)
               offsetof(struct ho_options, rdma_debug));
 }
 
+static void test_scoped_tokens(void **state)
+{
+  (void)state;
+  static const struct bool_case cases[] = {
+      {"0", false}, {"off", false}, {"1", true}, {"on", true}, {"n", false},
+  };
+  check_bools("HIPOBJ_SCOPED_TOKENS", cases, sizeof cases / sizeof cases[0],
+              offsetof(struct ho_options, scoped_tokens));
+  check_bools("HIPOBJ_REQUIRE_SCOPED_TOKENS", cases,
+              sizeof cases / sizeof cases[0],
+              offsetof(struct ho_options, require_scoped_tokens));
+}
+
 /* ---- the GPU runtime ----------------------------------------------------- */
 
 static void test_gpu_runtime_valid(void **state)
@@ -494,6 +509,7 @@ int main(void)
       cmocka_unit_test(test_stage_timeout),
       cmocka_unit_test(test_transfer_timeout),
       cmocka_unit_test(test_wait_timeout),
+      cmocka_unit_test(test_scoped_tokens),
       cmocka_unit_test(test_invalid_keeps_current_value),
       cmocka_unit_test(test_empty_is_unset),
       cmocka_unit_test(test_dmabuf),

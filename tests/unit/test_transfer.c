@@ -364,9 +364,10 @@ static void exact_attributes(void **state)
   assert_true(seen);
   struct ho_buf *b = ho_buffers_find(inst->buffers, f->buf);
   assert_non_null(b);
+  /* Scoped tokens: the MR grants no remote access, only windows. */
+  assert_true(inst->config.scoped);
   assert_int_equal(fake_mr_access(b->mr), IBV_ACCESS_LOCAL_WRITE |
-                                              IBV_ACCESS_REMOTE_READ |
-                                              IBV_ACCESS_REMOTE_WRITE);
+                                              IBV_ACCESS_MW_BIND);
   assert_int_equal(b->kind, HO_BUF_HOST);
   ho_buf_put(b);
   ho_instance_put(inst);
