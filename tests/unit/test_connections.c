@@ -368,6 +368,27 @@ static void ready_with_status_is_refused(void **state)
   free(mem);
 }
 
+/* The engine refuses a ready for another operation (a GET token served as
+ * a PUT) or naming a window other than the token's: final status 4,
+ * nothing moves. */
+static void ready_mismatch_is_refused(void **state)
+{
+  struct fixture *f = *state;
+  uint8_t *mem = malloc(4096);
+  memset(mem, 0xee, 4096);
+  struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V2,
+                         .bytes = 4096, .op = HO_WIRE_PUT};
+  struct ho_msg fin = raw_ready(f, &ready, mem);
+  assert_int_equal(fin.status, HO_FINAL_BAD_REQUEST);
+  ready.op = HO_WIRE_GET;
+  ready.inv_rkey = 0x12345678u; /* not the token's rkey */
+  fin = raw_ready(f, &ready, mem);
+  assert_int_equal(fin.status, HO_FINAL_BAD_REQUEST);
+  for (int i = 0; i < 4096; i++)
+    assert_int_equal(mem[i], 0xee);
+  free(mem);
+}
+
 /* A version-1 client (ready version 1, no spare): the server serves it and
  * retires the connection after the transfer. */
 static void version1_client(void **state)
@@ -461,6 +482,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(version1_client, setup, teardown),
       cmocka_unit_test_setup_teardown(offer_not_proposed_fails, setup, teardown),
       cmocka_unit_test_setup_teardown(ready_with_status_is_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(ready_mismatch_is_refused, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
