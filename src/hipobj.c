@@ -223,7 +223,6 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   if (offer.version >= HO_PROTO_V2) {
     ready.op = ho_wire_op(x->op);
     ready.next_qpn = ho_lease_next_qpn(l);
-    ready.inv_rkey = inst->config.scoped ? l->link->mw_rkey : 0;
   }
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
@@ -233,8 +232,8 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   e = ho_conn_wait_msg(c, &send_pending, deadline, &fin);
   if (e == hipObjSuccess)
     e = check_final(&ready, &fin, size);
-  /* Closed before the buffer can be reused; a failure frees the window
-   * when the lease ends (ho_pool_release). */
+  /* Closed here, before the call returns; after a failure the window is
+   * freed when the lease ends (ho_pool_release), after its QP is retired. */
   if (e == hipObjSuccess)
     e = ho_lease_close_window(l, c, deadline);
   return e;

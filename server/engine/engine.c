@@ -557,14 +557,7 @@ static bool send_final(struct worker *w, int status, uint64_t bytes)
   ho_mutex_unlock(&e->mu);
   if (skip)
     return false;
-  /* A window the client named (in a ready for this transfer, the token's
-   * rkey) is closed by the final itself, send with invalidate, whatever
-   * the outcome. */
-  uint32_t inv = w->ready.cookie == w->cookie &&
-                         w->ready.inv_rkey == w->client.rkey
-                     ? w->ready.inv_rkey
-                     : 0;
-  return ho_conn_send_msg_inv(w->sc->conn, &fin, inv) == hipObjSuccess &&
+  return ho_conn_send_msg(w->sc->conn, &fin) == hipObjSuccess &&
          wait_completion(w, &wc) == hipObjSuccess;
 }
 
@@ -596,7 +589,6 @@ static void account(struct worker *w, int status, bool timed_out,
 static bool ready_matches(const struct worker *w)
 {
   return w->ready.status == 0 && w->ready.bytes == w->size &&
-         (w->ready.inv_rkey == 0 || w->ready.inv_rkey == w->client.rkey) &&
          (w->ready.version < HO_PROTO_V2 || w->ready.op == ho_wire_op(w->op));
 }
 

@@ -325,7 +325,12 @@ hipObjOpError_t ho_lease_bind_window(struct ho_lease *l, struct ho_conn *c,
   ho_mutex_lock(&l->pool->mu);
   l->pool->stats.windows_bound++;
   ho_mutex_unlock(&l->pool->mu);
-  return ho_conn_bind_window(c, k->mw, rkey, mr, addr, len, access);
+  hipObjOpError_t e = ho_conn_bind_window(c, k->mw, rkey, mr, addr, len, access);
+  /* The window's struct carries its current key: providers name the
+   * window by it in the next bind (rxe passes mw->rkey to the kernel),
+   * and only the consumer knows a type-2 bind's new key. */
+  k->mw->rkey = rkey;
+  return e;
 }
 
 hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
@@ -334,8 +339,7 @@ hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
   struct ho_link *k = l->link;
   if (!k->mw_bound)
     return hipObjSuccess;
-  if (c->inv_rkey != k->mw_rkey &&
-      ho_conn_invalidate(c, k->mw_rkey, deadline_ns) != hipObjSuccess)
+  if (ho_conn_invalidate(c, k->mw_rkey, deadline_ns) != hipObjSuccess)
     return hipObjRdmaError;
   k->mw_bound = false;
   return hipObjSuccess;

@@ -107,9 +107,12 @@ hipObjOpError_t ho_lease_bind_window(struct ho_lease *l, struct ho_conn *c,
                                      struct ibv_mr *mr, uint64_t addr,
                                      uint64_t len, int access);
 
-/* After final: the window is closed, by the server's send with invalidate
- * (c->inv_rkey) or here with a local invalidation, waited for until
- * deadline_ns. RdmaError if it cannot be (the lease must then fail). */
+/* After final: close the window with a local invalidation, waited for
+ * until deadline_ns. RdmaError if it cannot be (the lease then fails, and
+ * ho_pool_release frees the window). Not a send with invalidate from the
+ * server: Soft-RoCE does not report it in the completion, and a local
+ * invalidation of a window already invalidated crashes its kernel
+ * (docs/memory-windows.md). */
 hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
                                       uint64_t deadline_ns);
 

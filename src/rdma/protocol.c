@@ -8,7 +8,7 @@
 
 /* Layout: magic "HOBJ" [0,4), type 4, version 5, status [6,8), cookie
  * [8,16), bytes [16,24); version 1: reserved zero [24,32); version 2:
- * next_qpn [24,27), op 27, inv_rkey [28,32) (zero in a final). */
+ * next_qpn [24,27), op 27, reserved zero [28,32). */
 static const uint8_t magic[4] = {'H', 'O', 'B', 'J'};
 
 void ho_msg_encode(const struct ho_msg *m, uint8_t out[HO_MSG_SIZE])
@@ -23,7 +23,6 @@ void ho_msg_encode(const struct ho_msg *m, uint8_t out[HO_MSG_SIZE])
   if (m->version == HO_PROTO_V2) {
     ho_put_le(out + 24, m->next_qpn & 0xffffff, 3);
     out[27] = m->op;
-    ho_put_le(out + 28, m->inv_rkey, 4);
   }
 }
 
@@ -31,8 +30,7 @@ static bool v2_fields_ok(const uint8_t *buf)
 {
   if (buf[27] != HO_WIRE_GET && buf[27] != HO_WIRE_PUT)
     return false;
-  if (buf[4] == HO_MSG_FINAL &&
-      (ho_get_le(buf + 24, 3) != 0 || ho_get_le(buf + 28, 4) != 0))
+  if (buf[4] == HO_MSG_FINAL && ho_get_le(buf + 24, 3) != 0)
     return false;
   return true;
 }
@@ -45,10 +43,10 @@ bool ho_msg_decode(const uint8_t *buf, size_t len, struct ho_msg *out)
     return false;
   if (buf[5] != HO_PROTO_V1 && buf[5] != HO_PROTO_V2)
     return false;
-  if (buf[5] == HO_PROTO_V1)
-    for (int i = 24; i < HO_MSG_SIZE; i++)
-      if (buf[i] != 0)
-        return false;
+  const int reserved_from = buf[5] == HO_PROTO_V1 ? 24 : 28;
+  for (int i = reserved_from; i < HO_MSG_SIZE; i++)
+    if (buf[i] != 0)
+      return false;
   if (buf[5] == HO_PROTO_V2 && !v2_fields_ok(buf))
     return false;
   struct ho_msg m = {
@@ -61,7 +59,6 @@ bool ho_msg_decode(const uint8_t *buf, size_t len, struct ho_msg *out)
   if (m.version == HO_PROTO_V2) {
     m.next_qpn = (uint32_t)ho_get_le(buf + 24, 3);
     m.op = buf[27];
-    m.inv_rkey = (uint32_t)ho_get_le(buf + 28, 4);
   }
   *out = m;
   return true;

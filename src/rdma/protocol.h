@@ -42,9 +42,6 @@ struct ho_msg {
                         its next token; 0: the connection ends after this
                         transfer. final: 0 */
   uint8_t op;        /* enum ho_wire_op, in ready and in final */
-  uint32_t inv_rkey; /* ready: the token's rkey when it names a memory
-                        window that the final must invalidate (send with
-                        invalidate), 0 when it names a plain MR; final: 0 */
 };
 
 /* The first PSN of each direction of a transfer's connection, from its
@@ -55,8 +52,7 @@ uint32_t ho_psn_from_cookie(uint64_t cookie, enum ho_psn_dir dir);
 void ho_msg_encode(const struct ho_msg *m, uint8_t out[HO_MSG_SIZE]);
 /* False unless len == HO_MSG_SIZE, the magic, version and type are valid and
  * the reserved bytes are zero: all of [24,32) in version 1; in version 2 a
- * valid op, next_qpn below 2^24 (0 in a final), inv_rkey in [28,32) (0 in a
- * final). */
+ * valid op, next_qpn below 2^24 (0 in a final), [28,32) zero. */
 bool ho_msg_decode(const uint8_t *buf, size_t len, struct ho_msg *out);
 
 /* HIPOBJ_RDMA_OP_GET/PUT and the wire's operation. */

@@ -364,21 +364,14 @@ hipObjOpError_t ho_conn_post_msg_recv(struct ho_conn *c)
 
 hipObjOpError_t ho_conn_send_msg(struct ho_conn *c, const struct ho_msg *m)
 {
-  return ho_conn_send_msg_inv(c, m, 0);
-}
-
-hipObjOpError_t ho_conn_send_msg_inv(struct ho_conn *c, const struct ho_msg *m,
-                                     uint32_t inv_rkey)
-{
   uint8_t *slot = c->msg + HO_MSG_SIZE;
   ho_msg_encode(m, slot);
   struct ibv_sge sge = {(uintptr_t)slot, HO_MSG_SIZE, c->msg_mr->lkey};
   struct ibv_send_wr wr = {.wr_id = HO_WRID_MSG_SEND,
                            .sg_list = &sge,
                            .num_sge = 1,
-                           .opcode = inv_rkey ? IBV_WR_SEND_WITH_INV : IBV_WR_SEND,
-                           .send_flags = IBV_SEND_SIGNALED,
-                           .invalidate_rkey = inv_rkey};
+                           .opcode = IBV_WR_SEND,
+                           .send_flags = IBV_SEND_SIGNALED};
   struct ibv_send_wr *bad = NULL;
   return c->dev->v->post_send(c->qp, &wr, &bad) == 0 ? hipObjSuccess
                                                       : hipObjRdmaError;
@@ -442,7 +435,6 @@ static hipObjOpError_t take_completion(struct ho_conn *c, const struct ibv_wc *w
     c->state = HO_CONN_BROKEN;
     return hipObjRdmaError;
   }
-  c->inv_rkey = (wc->wc_flags & IBV_WC_WITH_INV) ? wc->invalidated_rkey : 0;
   *got = true;
   return hipObjSuccess;
 }

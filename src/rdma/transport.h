@@ -70,8 +70,6 @@ struct ho_conn {
   enum ho_conn_state state;
   uint8_t rd_atomic; /* outstanding READs we issue / accept */
   uint32_t peer_qpn; /* the QP it is connected to */
-  uint32_t inv_rkey; /* the rkey the last message received invalidated
-                        (send with invalidate), 0 if none */
   uint64_t retired_ns; /* when it was retired (ho_now_ns clock) */
   struct ho_conn *next_retired; /* on its owner's retired list */
 };
@@ -115,11 +113,6 @@ void ho_conn_destroy_chain(struct ho_conn *c);
 
 /* Post the receive for one protocol message into the receive slot. */
 hipObjOpError_t ho_conn_post_msg_recv(struct ho_conn *c);
-
-/* SEND one protocol message from the send slot (signalled); with inv_rkey
- * not 0, as a send with invalidate of the peer's window inv_rkey. */
-hipObjOpError_t ho_conn_send_msg_inv(struct ho_conn *c, const struct ho_msg *m,
-                                     uint32_t inv_rkey);
 
 /* SEND one protocol message from the send slot (signalled). */
 hipObjOpError_t ho_conn_send_msg(struct ho_conn *c, const struct ho_msg *m);

@@ -457,7 +457,7 @@ static struct fake_mw *fake_mw_by_rkey(struct fake_dev *d, uint32_t rkey)
 {
   for (struct fake_link *l = fab.mws.next; l != &fab.mws; l = l->next) {
     struct fake_mw *mw = fake_container(l, struct fake_mw, link);
-    if (mw->ibmw.rkey == rkey && mw->pd->ctx->dev == d)
+    if (mw->key_now == rkey && mw->pd->ctx->dev == d)
       return mw;
   }
   return NULL;
@@ -825,8 +825,8 @@ static enum ibv_wc_status fake_bind_mw(struct fake_qp *qp,
   struct fake_mr *mr = fake_mr_live(b->mr);
   int remote = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
                IBV_ACCESS_REMOTE_ATOMIC;
-  if (!mw || mw->pd != qp->pd || mw->bound ||
-      (w->rkey & ~0xffu) != (mw->ibmw.rkey & ~0xffu))
+  if (!mw || mw->pd != qp->pd || mw->bound || w->mw_old != mw->key_now ||
+      (w->rkey & ~0xffu) != (mw->key_now & ~0xffu))
     return IBV_WC_MW_BIND_ERR;
   if (!mr || mr->pd != qp->pd || !(mr->access & IBV_ACCESS_MW_BIND) ||
       (b->mw_access_flags & ~remote) || b->length == 0 ||
@@ -838,7 +838,7 @@ static enum ibv_wc_status fake_bind_mw(struct fake_qp *qp,
     return IBV_WC_MW_BIND_ERR;
   mw->bound = true;
   mw->qp = qp;
-  mw->ibmw.rkey = w->rkey;
+  mw->key_now = w->rkey; /* ibmw.rkey is left to the consumer, as rxe */
   mw->addr = b->addr;
   mw->len = b->length;
   mw->access = (int)b->mw_access_flags;
@@ -1368,6 +1368,7 @@ static struct ibv_mw *fake_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
     mw->ibmw.type = type;
     mw->ibmw.handle = fab.next_handle++;
     mw->ibmw.rkey = (fab.next_key++ << 8) | 0x33u;
+    mw->key_now = mw->ibmw.rkey;
     pd->n_mw++;
     fake_list_add(&fab.mws, &mw->link);
     fab.n_live++;
@@ -1920,6 +1921,7 @@ static void fake_swqe_fill(struct fake_qp *qp, struct fake_swqe *w,
   w->mw = NULL;
   if (wr->opcode == IBV_WR_BIND_MW) {
     w->mw = wr->bind_mw.mw;
+    w->mw_old = wr->bind_mw.mw ? wr->bind_mw.mw->rkey : 0;
     w->rkey = wr->bind_mw.rkey;
     w->bind = wr->bind_mw.bind_info;
   }

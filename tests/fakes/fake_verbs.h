@@ -82,7 +82,10 @@
  *   the window is unbound and of the QP's PD, the MR is live, of the PD,
  *   registered with IBV_ACCESS_MW_BIND, covers the range, and (for remote
  *   write) has local write. Binding is local: it completes in order with
- *   the QP's other WRs and moves nothing on the wire.
+ *   the QP's other WRs and moves nothing on the wire. As rxe (which names
+ *   the window to the kernel by it), the window's ibmw.rkey when the bind
+ *   is posted must be its current key, and a type-2 bind does not update
+ *   it: the consumer sets mw->rkey to the new key itself.
  * - Remote READ/WRITE under a window's rkey need the window bound, through
  *   the QP it was bound on, within its range, with the access; otherwise
  *   IBV_WC_REM_ACCESS_ERR as for an MR (counted in remote_access_errors).

@@ -107,6 +107,7 @@ struct fake_mw {
   struct ibv_mw ibmw;
   struct fake_link link;
   struct fake_pd *pd;
+  uint32_t key_now; /* the key it answers to; ibmw.rkey is the consumer's */
   bool bound;
   struct fake_qp *qp;
   uint64_t addr, len;
@@ -146,6 +147,7 @@ struct fake_swqe {
   uint32_t inl_len;
   uint64_t len; /* message length */
   struct ibv_mw *mw; /* IBV_WR_BIND_MW: the window, bound with rkey */
+  uint32_t mw_old;   /* its ibmw.rkey when posted: must be its key now */
   struct ibv_mw_bind_info bind;
   uint32_t psn, npkts; /* PSN mode: first PSN, PSNs the message takes */
   enum fake_phase phase;

@@ -1388,6 +1388,7 @@ static enum ibv_wc_status bind_window(struct side *s, struct ibv_mw *mw,
   if (wc.status == IBV_WC_SUCCESS) {
     assert_int_equal(wc.opcode, IBV_WC_BIND_MW);
     *rkey = wr.bind_mw.rkey;
+    mw->rkey = *rkey; /* the consumer's part of a type-2 bind */
   }
   return wc.status;
 }

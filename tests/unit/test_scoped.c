@@ -85,12 +85,12 @@ static enum ibv_wc_status rdma(struct hostile *h, enum ibv_wr_opcode op,
 }
 
 static void send_final(struct hostile *h, const struct ho_msg *ready, int op,
-                       uint64_t bytes, uint32_t inv)
+                       uint64_t bytes)
 {
   struct ho_msg fin = {.type = HO_MSG_FINAL, .version = ready->version,
                        .status = HO_FINAL_OK, .cookie = h->cookie,
                        .bytes = bytes, .op = (uint8_t)op};
-  ho_conn_send_msg_inv(h->conn, &fin, inv);
+  ho_conn_send_msg(h->conn, &fin);
 }
 
 static void wait_client_returned(const struct hostile *h)
@@ -135,8 +135,7 @@ static void *serve(void *arg)
   if (!h->op_in_final_honest)
     op = HO_WIRE_GET; /* the lie a hostile server tells */
   if (h->attack != A_NO_FINAL)
-    send_final(h, &ready, op, len,
-               h->attack == A_AFTER_FINAL ? 0 : ready.inv_rkey);
+    send_final(h, &ready, op, len);
   if (h->attack == A_AFTER_FINAL || h->attack == A_NO_FINAL) {
     wait_client_returned(h);
     memset(h->mem, 0x5a, BUF_SIZE);
@@ -348,8 +347,8 @@ static void windows_scope_every_transfer(void **state)
                      hipObjSuccess);
     assert_memory_equal(f->peer.object + XFER, f->buf + OFF, XFER);
     struct fake_dev_stats s1 = stats(WORLD_CLIENT_NIC);
-    /* A window bound per transfer, and closed by the final (send with
-     * invalidate): none stays open. */
+    /* A window bound per transfer, and closed by the client (a local
+     * invalidation) before the call returns: none stays open. */
     assert_int_equal(s1.mw_binds - s0.mw_binds, 2);
     assert_int_equal(s1.mw_invalidations - s0.mw_invalidations, 2);
     assert_int_equal(fake_mw_bound_count(WORLD_CLIENT_NIC), 0);
@@ -362,7 +361,7 @@ static void windows_scope_every_transfer(void **state)
   assert_int_equal(info.connectionsReused, 9); /* connections still last */
 }
 
-/* A version-1 server does not invalidate: the client does, locally. */
+/* A version-1 server: the same window, one connection per transfer. */
 static void version1_server_window_closed_by_client(void **state)
 {
   struct fixture *f = *state;
