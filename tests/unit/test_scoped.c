@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "fakes/fake_verbs.h"
+#include "fakes/hostile_peer.h"
 #include "fakes/sim_peer.h"
 #include "fakes/world.h"
 #include "hipobj.h"
@@ -29,176 +30,6 @@
 #define BUF_SIZE (64u << 10)
 #define XFER 8192u
 #define OFF 16384u /* the transfer's place in the buffer: room either side */
-
-/* ---- the hostile server -------------------------------------------------- */
-
-enum attack {
-  A_NONE,        /* honest */
-  A_SHIFT,       /* GET: writes 4096 bytes before the token's address */
-  A_LONGER,      /* GET: writes the length and 4096 bytes more */
-  A_AS_PUT,      /* GET token: reads the buffer instead (a PUT) */
-  A_AFTER_FINAL, /* GET: final OK, then writes again once the client returned */
-  A_REPLAY,      /* GET: writes under the previous transfer's token */
-  A_NO_FINAL,    /* GET: writes, never sends final, writes again later */
-};
-
-struct hostile {
-  struct ho_device *dev;
-  struct ho_conn *conn;
-  uint8_t *mem; /* the server's side of the payload */
-  struct ibv_mr *mr;
-  enum attack attack;
-  bool op_in_final_honest; /* final names the operation it really did */
-  struct ho_token client, old;
-  bool have_old;
-  uint64_t cookie;
-  char reply[4 + HO_TOKEN_HEX + 1];
-  pthread_t th;
-  bool running;
-  atomic_bool client_returned;
-  enum ibv_wc_status attack_status, late_status;
-};
-
-static uint64_t cookie_seq = 0x1234567890abcdefull;
-
-/* Post one RDMA op of len bytes at raddr/rkey from mem and wait for it. */
-static enum ibv_wc_status rdma(struct hostile *h, enum ibv_wr_opcode op,
-                               uint64_t raddr, uint32_t rkey, uint64_t len)
-{
-  struct ibv_sge sge = {(uintptr_t)h->mem, (uint32_t)len, h->mr->lkey};
-  struct ibv_send_wr wr = {.wr_id = 0x4100, .sg_list = &sge, .num_sge = 1,
-                           .opcode = op, .send_flags = IBV_SEND_SIGNALED,
-                           .wr.rdma = {raddr, rkey}};
-  struct ibv_send_wr *bad = NULL;
-  if (h->dev->v->post_send(h->conn->qp, &wr, &bad) != 0)
-    return IBV_WC_GENERAL_ERR;
-  uint64_t end = ho_now_ns() + 2000000000ull;
-  for (;;) {
-    struct ibv_wc wc;
-    int n = ho_conn_poll(h->conn, &wc, 1);
-    if (n == 1 && wc.wr_id == 0x4100)
-      return wc.status;
-    if (n < 0 || ho_now_ns() > end)
-      return IBV_WC_GENERAL_ERR;
-    usleep(100);
-  }
-}
-
-static void send_final(struct hostile *h, const struct ho_msg *ready, int op,
-                       uint64_t bytes)
-{
-  struct ho_msg fin = {.type = HO_MSG_FINAL, .version = ready->version,
-                       .status = HO_FINAL_OK, .cookie = h->cookie,
-                       .bytes = bytes, .op = (uint8_t)op};
-  ho_conn_send_msg(h->conn, &fin);
-}
-
-static void wait_client_returned(const struct hostile *h)
-{
-  while (!atomic_load(&h->client_returned))
-    usleep(200);
-}
-
-static void *serve(void *arg)
-{
-  struct hostile *h = arg;
-  struct ho_msg ready;
-  bool no_send = false;
-  const struct ho_token *c = &h->client;
-  if (ho_conn_wait_msg(h->conn, &no_send, ho_now_ns() + 2000000000ull,
-                       &ready) != hipObjSuccess)
-    return NULL;
-  uint8_t op = HO_WIRE_GET;
-  uint64_t len = c->len;
-  switch (h->attack) {
-  case A_NONE:
-  case A_AFTER_FINAL:
-  case A_NO_FINAL:
-    h->attack_status = rdma(h, IBV_WR_RDMA_WRITE, c->addr, c->rkey, len);
-    break;
-  case A_SHIFT:
-    h->attack_status = rdma(h, IBV_WR_RDMA_WRITE, c->addr - 4096, c->rkey, len);
-    break;
-  case A_LONGER:
-    len += 4096;
-    h->attack_status = rdma(h, IBV_WR_RDMA_WRITE, c->addr, c->rkey, len);
-    break;
-  case A_AS_PUT:
-    op = HO_WIRE_PUT;
-    h->attack_status = rdma(h, IBV_WR_RDMA_READ, c->addr, c->rkey, len);
-    break;
-  case A_REPLAY:
-    h->attack_status = rdma(h, IBV_WR_RDMA_WRITE, h->old.addr, h->old.rkey,
-                            h->old.len);
-    break;
-  }
-  if (!h->op_in_final_honest)
-    op = HO_WIRE_GET; /* the lie a hostile server tells */
-  if (h->attack != A_NO_FINAL)
-    send_final(h, &ready, op, len);
-  if (h->attack == A_AFTER_FINAL || h->attack == A_NO_FINAL) {
-    wait_client_returned(h);
-    memset(h->mem, 0x5a, BUF_SIZE);
-    h->late_status = rdma(h, IBV_WR_RDMA_WRITE, c->addr, c->rkey, c->len);
-  }
-  return NULL;
-}
-
-static int hostile_send(void *ctx, const char *token, size_t len)
-{
-  struct hostile *h = ctx;
-  if (!ho_token_decode(token, len, &h->client))
-    return -1;
-  struct ho_conn_attr attr = {16, 16, 0};
-  if (ho_conn_create(h->dev, &attr, &h->conn) != hipObjSuccess)
-    return -1;
-  h->cookie = cookie_seq++;
-  struct ho_token peer = h->client;
-  peer.qpn &= 0xffffff;
-  if (ho_conn_connect(h->conn, &peer,
-                      ho_psn_from_cookie(h->cookie, HO_PSN_SERVER_TO_CLIENT),
-                      ho_psn_from_cookie(h->cookie, HO_PSN_CLIENT_TO_SERVER)) !=
-          hipObjSuccess ||
-      ho_conn_post_msg_recv(h->conn) != hipObjSuccess)
-    return -1;
-  struct ho_token srv;
-  ho_conn_token(h->conn, &srv);
-  srv.addr = h->cookie;
-  struct ho_conn_offer o = {HO_PROTO_V2, false, 0x8100000000000000ull | h->cookie >> 8};
-  ho_offer_encode(&o, &srv);
-  memcpy(h->reply, "200:", 4);
-  ho_token_encode(&srv, h->reply + 4);
-  h->running = pthread_create(&h->th, NULL, serve, h) == 0;
-  return h->running ? 0 : -1;
-}
-
-static int hostile_recv(void *ctx, char *reply, size_t *len)
-{
-  struct hostile *h = ctx;
-  size_t n = strlen(h->reply);
-  if (n > *len)
-    return -1;
-  memcpy(reply, h->reply, n);
-  *len = n;
-  return 0;
-}
-
-static const hipObjOps_t hostile_ops = {hostile_send, hostile_recv};
-
-/* Ends one request: the thread, the server's QP. */
-static void hostile_end(struct hostile *h)
-{
-  if (h->running)
-    pthread_join(h->th, NULL);
-  h->running = false;
-  if (h->conn) {
-    ho_conn_retire(h->conn);
-    ho_conn_destroy(h->conn);
-    h->conn = NULL;
-  }
-  h->old = h->client;
-  h->have_old = true;
-}
 
 /* ---- fixture ------------------------------------------------------------- */
 
@@ -234,14 +65,10 @@ static int start(struct fixture *f, const char *nic)
     return -1;
   if (sim_peer_create(&f->peer, &f->w.plat, NULL, BUF_SIZE) != 0)
     return -1;
-  if (ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_SERVER_NIC, &f->h.dev) !=
-      hipObjSuccess)
+  if (hostile_open(&f->h, &fake_verbs_ops, &f->w.topo, WORLD_SERVER_NIC) != 0)
     return -1;
-  f->h.mem = calloc(1, BUF_SIZE);
-  f->h.mr = fake_verbs_ops.reg_mr(f->h.dev->pd, f->h.mem, BUF_SIZE,
-                                  IBV_ACCESS_LOCAL_WRITE);
   f->buf = aligned_alloc(4096, BUF_SIZE);
-  if (!f->h.mr || !f->buf ||
+  if (!f->buf ||
       hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
     return -1;
   return 0;
@@ -266,13 +93,10 @@ static int teardown(void **state)
   struct fixture *f = *state;
   hipObjBufDeregister(f->buf);
   hipObjShutdown();
-  if (f->h.mr)
-    fake_verbs_ops.dereg_mr(f->h.mr);
-  ho_device_close(f->h.dev);
+  hostile_close(&f->h);
   sim_peer_destroy(&f->peer);
   int live = fake_fabric_live_objects();
   world_destroy(&f->w);
-  free(f->h.mem);
   free(f->buf);
   free(f);
   return live == 0 ? 0 : -1;
@@ -295,20 +119,9 @@ static struct fake_dev_stats stats(const char *dev)
 }
 
 /* One GET of XFER bytes at OFF through the hostile server. */
-static hipObjOpError_t hostile_get(struct fixture *f, enum attack a,
-                                   bool honest_op)
+static hipObjOpError_t hget(struct fixture *f, enum attack a, bool honest_op)
 {
-  f->h.attack = a;
-  f->h.op_in_final_honest = honest_op;
-  f->h.attack_status = f->h.late_status = IBV_WC_SUCCESS;
-  atomic_store(&f->h.client_returned, false);
-  for (unsigned i = 0; i < BUF_SIZE; i++)
-    f->h.mem[i] = (uint8_t)(i * 7 + 1);
-  hipObjOpError_t e =
-      hipObjGet(NULL, f->buf, XFER, OFF, &hostile_ops, &f->h).opError;
-  atomic_store(&f->h.client_returned, true);
-  hostile_end(&f->h);
-  return e;
+  return hostile_get(&f->h, f->buf, XFER, OFF, a, honest_op);
 }
 
 /* No byte outside [OFF, OFF + XFER) changed; inside, only the server's. */
@@ -400,7 +213,7 @@ static void refused(struct fixture *f, enum attack a)
 {
   memset(f->buf, 0xee, BUF_SIZE);
   uint64_t denied = stats(WORLD_CLIENT_NIC).remote_access_errors;
-  assert_int_not_equal(hostile_get(f, a, false), hipObjSuccess);
+  assert_int_not_equal(hget(f, a, false), hipObjSuccess);
   assert_int_equal(f->h.attack_status, IBV_WC_REM_ACCESS_ERR);
   assert_true(stats(WORLD_CLIENT_NIC).remote_access_errors > denied);
   outside_untouched(f);
@@ -417,7 +230,7 @@ static void hostile_write_after_final_refused(void **state)
 {
   struct fixture *f = *state;
   memset(f->buf, 0xee, BUF_SIZE);
-  assert_int_equal(hostile_get(f, A_AFTER_FINAL, true), hipObjSuccess);
+  assert_int_equal(hget(f, A_AFTER_FINAL, true), hipObjSuccess);
   /* The payload is the server's first write; the late one (0x5a), after
    * hipObjGet returned, was refused and moved nothing. */
   for (unsigned i = 0; i < XFER; i++)
@@ -430,7 +243,7 @@ static void hostile_replay_refused(void **state)
 {
   struct fixture *f = *state;
   memset(f->buf, 0xee, BUF_SIZE);
-  assert_int_equal(hostile_get(f, A_NONE, true), hipObjSuccess);
+  assert_int_equal(hget(f, A_NONE, true), hipObjSuccess);
   assert_int_equal(f->h.attack_status, IBV_WC_SUCCESS);
   /* The next transfer's server writes under the first token. */
   refused(f, A_REPLAY);
@@ -440,7 +253,7 @@ static void hostile_no_final(void **state)
 {
   struct fixture *f = *state;
   memset(f->buf, 0xee, BUF_SIZE);
-  assert_int_equal(hostile_get(f, A_NO_FINAL, true), hipObjRdmaError);
+  assert_int_equal(hget(f, A_NO_FINAL, true), hipObjRdmaError);
   assert_int_equal(f->h.attack_status, IBV_WC_SUCCESS); /* in range */
   uint8_t copy[XFER];
   memcpy(copy, f->buf + OFF, XFER);
@@ -457,13 +270,13 @@ static void mr_protocol_checks(void **state)
   struct fixture *f = *state;
   assert_int_equal(token_scope(), hipObjTokenScopeBuffer);
   /* A final that says what the server did fails the transfer: */
-  assert_int_equal(hostile_get(f, A_AS_PUT, true), hipObjRdmaError); /* op */
-  assert_int_equal(hostile_get(f, A_LONGER, true), hipObjRdmaError); /* count */
-  assert_int_equal(hostile_get(f, A_NO_FINAL, true), hipObjRdmaError);
+  assert_int_equal(hget(f, A_AS_PUT, true), hipObjRdmaError); /* op */
+  assert_int_equal(hget(f, A_LONGER, true), hipObjRdmaError); /* count */
+  assert_int_equal(hget(f, A_NO_FINAL, true), hipObjRdmaError);
   /* Without windows the NIC lets a lying server through: the reason for
    * scoped tokens (documented in docs/protocol.md, section 2). */
   memset(f->buf, 0xee, BUF_SIZE);
-  assert_int_equal(hostile_get(f, A_SHIFT, false), hipObjSuccess);
+  assert_int_equal(hget(f, A_SHIFT, false), hipObjSuccess);
   assert_int_not_equal(f->buf[OFF - 4096], 0xee);
 }
 

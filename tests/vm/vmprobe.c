@@ -7,6 +7,8 @@
  *                                     (fake runtime) falls back to plain MR
  *   hipobj-vmprobe original-ordering  server RDMA into a client QP in INIT
  *                                     fails (bounded retries), buffer intact
+ *   hipobj-vmprobe hostile            the hostile-server suite on rxe: the
+ *                                     library against tests/fakes/hostile_peer
  *   hipobj-vmprobe windows            type-2 memory windows on rxe: bound over
  *                                     a range they grant it and nothing else,
  *                                     closed by LOCAL_INV and SEND_WITH_INV;
@@ -22,6 +24,7 @@
 
 #include "common/clock.h"
 #include "fakes/fake_gpu.h"
+#include "fakes/hostile_peer.h"
 #include "hipobj.h"
 #include "instance.h"
 #include "platform/platform.h"
@@ -425,10 +428,83 @@ static void probe_windows(void)
   free(src);
 }
 
+/* ---- the hostile-server suite (tests/unit/test_scoped.c) on rxe --------- */
+
+enum { H_BUF = 64 * 1024, H_OFF = 16384, H_XFER = 8192 };
+
+static int outside_changed(const uint8_t *b)
+{
+  return count_changed(b, 0, H_OFF, 0xee) + count_changed(b, H_OFF + H_XFER, H_BUF, 0xee);
+}
+
+static void probe_hostile(void)
+{
+  const struct ho_platform *sys = real_platform();
+  struct ho_options o;
+  ho_options_defaults(&o);
+  o.transfer_timeout_ms = 2000;
+  o.require_scoped_tokens = true;
+  hipObjConfig_t cfg = {0};
+  cfg.gpuDevice = -1;
+  cfg.nicHint = dev_name();
+  int native = 0;
+  check(ho_init_with(sys, &o, &cfg, &native) == hipObjSuccess, "init on %s with windows required",
+        dev_name());
+  uint8_t *buf = aligned_alloc(4096, H_BUF);
+  memset(buf, 0xee, H_BUF);
+  struct hostile h;
+  check(hipObjBufRegisterHost(buf, H_BUF).opError == hipObjSuccess &&
+            hostile_open(&h, sys->verbs, sys->topo, dev_name()) == 0,
+        "a buffer, and a hostile server on %s", dev_name());
+  hipObjOpError_t e = hostile_get(&h, buf, H_XFER, H_OFF, A_NONE, true);
+  check(e == hipObjSuccess && buf[H_OFF] == 1 && outside_changed(buf) == 0,
+        "an honest transfer through it works");
+  struct {
+    const char *what;
+    enum attack a;
+    bool honest;
+    bool must_refuse; /* rxe refuses it (direction, lifetime, key) */
+  } cases[] = {
+      {"the address shifted by -4096", A_SHIFT, false, false},
+      {"4096 bytes more than the length", A_LONGER, true, false},
+      {"a GET token served as a PUT", A_AS_PUT, true, true},
+      {"the previous transfer's token replayed", A_REPLAY, true, true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    memset(buf, 0xee, H_BUF);
+    e = hostile_get(&h, buf, H_XFER, H_OFF, cases[i].a, cases[i].honest);
+    int out = outside_changed(buf);
+    if (cases[i].must_refuse)
+      check(h.attack_status == IBV_WC_REM_ACCESS_ERR && e != hipObjSuccess &&
+                out == 0 && count_changed(buf, H_OFF, H_OFF + H_XFER, 0xee) == 0,
+            "%s: refused by the NIC (status %d), transfer failed (%d), nothing moved",
+            cases[i].what, h.attack_status, e);
+    else
+      printf("info: %s: NIC status %d, transfer %d, %d bytes outside the range changed%s\n",
+             cases[i].what, h.attack_status, e, out,
+             out ? " (rxe checks the MR's range, not the window's)" : "");
+  }
+  memset(buf, 0xee, H_BUF);
+  e = hostile_get(&h, buf, H_XFER, H_OFF, A_AFTER_FINAL, true);
+  check(e == hipObjSuccess && h.late_status == IBV_WC_REM_ACCESS_ERR && buf[H_OFF] == 1 &&
+            outside_changed(buf) == 0,
+        "a write after the transfer returned is refused (status %d), nothing moved",
+        h.late_status);
+  memset(buf, 0xee, H_BUF);
+  e = hostile_get(&h, buf, H_XFER, H_OFF, A_NO_FINAL, true);
+  check(e == hipObjRdmaError && h.late_status != IBV_WC_SUCCESS && buf[H_OFF] == 1 &&
+            outside_changed(buf) == 0,
+        "no final: the transfer fails (%d), a later write fails (status %d)", e, h.late_status);
+  hipObjBufDeregister(buf);
+  hostile_close(&h);
+  ho_shutdown();
+  free(buf);
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
-    fprintf(stderr, "usage: %s select|dmabuf|original-ordering|windows\n", argv[0]);
+    fprintf(stderr, "usage: %s select|dmabuf|original-ordering|windows|hostile\n", argv[0]);
     return 2;
   }
   if (!strcmp(argv[1], "select"))
@@ -439,6 +515,8 @@ int main(int argc, char **argv)
     probe_original_ordering();
   else if (!strcmp(argv[1], "windows"))
     probe_windows();
+  else if (!strcmp(argv[1], "hostile"))
+    probe_hostile();
   else
     return 2;
   printf("%s: %s\n", argv[1], failures ? "FAILED" : "passed");
