@@ -256,7 +256,12 @@ HIPOBJ_API hipObjError_t hipObjCompleteRdmaTransfer(const char *token,
 
 /*
  * hipObjPutRdmaToken: release a token and, if its transfer was not completed,
- * abandon the transfer (its connection is reset).
+ * abandon the transfer (its connection is retired).
+ * The token pointer is the transfer's handle, and no handle is ever reused:
+ * token memory is never handed out again at the same address, so a stale
+ * or doubled call (Complete or Put after Put) is InvalidValue and can never
+ * act on another transfer. Do not read a token after putting it: its memory
+ * may be unmapped.
  * Errors: InvalidValue (NULL, or not a live token). Thread safety: MT-Safe.
  */
 HIPOBJ_API hipObjError_t hipObjPutRdmaToken(char *token);
@@ -300,6 +305,18 @@ typedef enum {
 #define HIPOBJ_REG_PLAIN 0x4u  /* device memory, plain MR (peer memory) */
 #define HIPOBJ_REG_STAGED 0x8u /* device memory through pinned host memory:
                                   a GPU, HIPOBJ_REQUIRE_GPU_DIRECT off */
+
+/* What a token grants the server (hipObjInfo_t.tokenScope). Values are ABI. */
+typedef enum {
+  hipObjTokenScopeNone = 0,   /* no instance */
+  hipObjTokenScopeWindow = 1, /* a type-2 memory window per transfer: exactly
+                                 the transfer's range and direction, until
+                                 it ends (the NIC enforces it) */
+  hipObjTokenScopeBuffer = 2  /* the buffer's MR: the whole registered
+                                 buffer, both ways, while it is registered
+                                 (the NIC cannot bind windows, or
+                                 HIPOBJ_SCOPED_TOKENS is off) */
+} hipObjTokenScope_t;
 
 #define HIPOBJ_INFO_MAX_ERRORS 32 /* hipObjInfo_t.failures[] entries */
 
@@ -355,6 +372,11 @@ typedef struct {
   uint64_t qpTransitions;     /* QP state changes made by this instance */
   uint32_t connectionsLive;   /* connected now */
   uint32_t connectionsIdle;   /* connected and not leased */
+  /* Token scope (docs/protocol.md, section 2), from offset 560. */
+  uint32_t tokenScope;        /* hipObjTokenScope_t */
+  uint32_t waitTimeoutMs;     /* a transfer's wait for a connection at most
+                                 (HIPOBJ_WAIT_TIMEOUT_MS) */
+  uint64_t windowsBound;      /* memory windows bound for transfers */
   /* New fields are appended here. */
 } hipObjInfo_t;
 

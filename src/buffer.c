@@ -9,13 +9,17 @@
 #include "common/log.h"
 #include "common/thread_safety.h"
 
-#define MR_ACCESS \
+#define MR_ACCESS_UNSCOPED \
   (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE)
+/* Scoped tokens: only a window bound over a transfer's range grants remote
+ * access (docs/protocol.md, section 2). */
+#define MR_ACCESS_SCOPED (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND)
 
 struct ho_buffers {
   const struct ho_platform *plat;
   struct ho_device *dev;
   struct ho_options opts;
+  int mr_access;
   ho_rwlock rw;
   /* Sorted by addr. */
   struct ho_buf *entries[HIPOBJ_MAX_BUFFERS] HO_GUARDED_BY(rw);
@@ -24,7 +28,7 @@ struct ho_buffers {
 
 hipObjOpError_t ho_buffers_create(const struct ho_platform *plat,
                                   struct ho_device *dev,
-                                  const struct ho_options *opts,
+                                  const struct ho_options *opts, bool scoped,
                                   struct ho_buffers **out)
 {
   struct ho_buffers *m = calloc(1, sizeof *m);
@@ -33,6 +37,7 @@ hipObjOpError_t ho_buffers_create(const struct ho_platform *plat,
   m->plat = plat;
   m->dev = dev;
   m->opts = *opts;
+  m->mr_access = scoped ? MR_ACCESS_SCOPED : MR_ACCESS_UNSCOPED;
   ho_rwlock_init(&m->rw);
   *out = m;
   return hipObjSuccess;
@@ -159,7 +164,7 @@ static bool try_dmabuf(struct ho_buffers *m, struct ho_buf *b, int *native)
              (void *)b->addr, (int)e, native ? *native : 0);
     return false;
   }
-  b->mr = v->reg_dmabuf_mr(m->dev->pd, off, b->size, b->addr, fd, MR_ACCESS);
+  b->mr = v->reg_dmabuf_mr(m->dev->pd, off, b->size, b->addr, fd, m->mr_access);
   int saved = errno;
   close(fd); /* the MR holds its own reference */
   if (!b->mr)
@@ -180,7 +185,7 @@ static hipObjOpError_t register_staged(struct ho_buffers *m, struct ho_buf *b,
   hipObjOpError_t e = m->plat->gpu->host_alloc(b->size, &b->staging, native);
   if (e != hipObjSuccess)
     return e == hipObjNotSupported ? hipObjDmabufNotSupported : hipObjInternalError;
-  b->mr = m->plat->verbs->reg_mr(m->dev->pd, b->staging, b->size, MR_ACCESS);
+  b->mr = m->plat->verbs->reg_mr(m->dev->pd, b->staging, b->size, m->mr_access);
   if (!b->mr)
     return hipObjRdmaError;
   ho_warn("buffer %p (%zu bytes) is not GPU-direct: transfers are staged "
@@ -204,7 +209,7 @@ static hipObjOpError_t register_device(struct ho_buffers *m, struct ho_buf *b,
   b->kind = HO_BUF_DIRECT;
   if (try_dmabuf(m, b, native))
     return hipObjSuccess;
-  b->mr = m->plat->verbs->reg_mr(m->dev->pd, (void *)b->addr, b->size, MR_ACCESS);
+  b->mr = m->plat->verbs->reg_mr(m->dev->pd, (void *)b->addr, b->size, m->mr_access);
   if (b->mr)
     return hipObjSuccess;
   return register_staged(m, b, native);
@@ -225,7 +230,7 @@ static hipObjOpError_t register_memory(struct ho_buffers *m, struct ho_buf *b,
   if (kind == HO_MEM_DEVICE)
     return host_only ? hipObjInvalidValue : register_device(m, b, native);
   b->kind = HO_BUF_HOST;
-  b->mr = m->plat->verbs->reg_mr(m->dev->pd, (void *)b->addr, b->size, MR_ACCESS);
+  b->mr = m->plat->verbs->reg_mr(m->dev->pd, (void *)b->addr, b->size, m->mr_access);
   return b->mr ? hipObjSuccess : hipObjRdmaError;
 }
 

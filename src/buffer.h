@@ -37,9 +37,11 @@ struct ho_buf {
 
 struct ho_buffers;
 
+/* scoped: tokens name memory windows, so MRs grant no remote access, only
+ * window binding; otherwise MRs grant remote read and write. */
 hipObjOpError_t ho_buffers_create(const struct ho_platform *plat,
                                   struct ho_device *dev,
-                                  const struct ho_options *opts,
+                                  const struct ho_options *opts, bool scoped,
                                   struct ho_buffers **out);
 /* Drops the map's references; entries something else still holds (an
  * abandoned copy that never finished) are left to their holders. */

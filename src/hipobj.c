@@ -16,6 +16,7 @@
 #include "rdma/token.h"
 #include "s3/control.h"
 #include "staging.h"
+#include "token_arena.h"
 
 #define HO_STR2(x) #x
 #define HO_STR(x) HO_STR2(x)
@@ -128,16 +129,43 @@ hipObjError_t hipObjBufSync(void *devPtr, size_t size, off_t offset,
 /* The peer this thread's transfers go to (hipObjSetPeerHint), hashed. */
 static _Thread_local uint64_t peer_hint;
 
-static void mint_token(const struct ho_lease *l, const struct ho_buf *b,
-                       uint64_t offset, uint64_t size, char out[HO_TOKEN_HEX + 1])
+/* One transfer's range and direction. */
+struct xfer {
+  struct ho_buf *b;
+  uint64_t offset, size;
+  int op;
+};
+
+/* The token names the lease's memory window (scoped) or the buffer's MR.
+ * RdmaError if no window can be made. */
+static hipObjOpError_t mint_token(const struct ho_instance *inst,
+                                  struct ho_lease *l, const struct xfer *x,
+                                  char out[HO_TOKEN_HEX + 1])
 {
   struct ho_token t;
   ho_conn_token(l->link->spare, &t);
   t.qpn = ho_lease_token_qpn(l);
-  t.rkey = b->mr->rkey;
-  t.addr = b->token_addr + offset;
-  t.len = size;
+  t.rkey = inst->config.scoped ? ho_lease_window_rkey(l) : x->b->mr->rkey;
+  t.addr = x->b->token_addr + x->offset;
+  t.len = x->size;
+  if (t.rkey == 0)
+    return hipObjRdmaError;
   ho_token_encode(&t, out);
+  return hipObjSuccess;
+}
+
+/* Scoped: bind the lease's window on c over exactly the transfer's range,
+ * with only the access its direction needs. */
+static hipObjOpError_t open_window(const struct ho_instance *inst,
+                                   struct ho_lease *l, struct ho_conn *c,
+                                   const struct xfer *x)
+{
+  if (!inst->config.scoped)
+    return hipObjSuccess;
+  int access = x->op == HIPOBJ_RDMA_OP_GET ? IBV_ACCESS_REMOTE_WRITE
+                                           : IBV_ACCESS_REMOTE_READ;
+  return ho_lease_bind_window(l, c, x->b->mr, x->b->token_addr + x->offset,
+                              x->size, access);
 }
 
 /* How long to wait for final: HIPOBJ_TRANSFER_TIMEOUT_MS, plus time for
@@ -172,25 +200,28 @@ static hipObjOpError_t check_final(const struct ho_msg *ready,
  * server's offer decides), send ready with the server's cookie, wait for
  * the final message and check it. */
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
-                                 const struct ho_reply *reply, uint64_t size,
-                                 int op)
+                                 const struct ho_reply *reply,
+                                 const struct xfer *x)
 {
+  const uint64_t size = x->size;
   const uint64_t cookie = reply->peer.addr;
   struct ho_conn_offer offer;
   struct ho_conn *c = NULL;
-  if (!ho_offer_decode(&reply->peer, &offer)) {
-    ho_warn("the server's token has non-zero reserved fields");
+  if (!ho_server_token_ok(&reply->peer, inst->dev->roce) ||
+      !ho_offer_decode(&reply->peer, &offer)) {
+    ho_warn("malformed server token in x-amz-rdma-reply");
     return hipObjS3Error;
   }
   hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie, &c);
-  if (e != hipObjSuccess || ho_conn_post_msg_recv(c) != hipObjSuccess)
+  if (e != hipObjSuccess || ho_conn_post_msg_recv(c) != hipObjSuccess ||
+      open_window(inst, l, c, x) != hipObjSuccess)
     return hipObjRdmaError;
   struct ho_msg ready = {.type = HO_MSG_READY,
                          .version = offer.version,
                          .cookie = cookie,
                          .bytes = size};
   if (offer.version >= HO_PROTO_V2) {
-    ready.op = ho_wire_op(op);
+    ready.op = ho_wire_op(x->op);
     ready.next_qpn = ho_lease_next_qpn(l);
   }
   bool send_pending = true;
@@ -199,7 +230,13 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   uint64_t deadline = ho_now_ns() + transfer_budget_ns(inst, size);
   struct ho_msg fin;
   e = ho_conn_wait_msg(c, &send_pending, deadline, &fin);
-  return e != hipObjSuccess ? e : check_final(&ready, &fin, size);
+  if (e == hipObjSuccess)
+    e = check_final(&ready, &fin, size);
+  /* Closed here, before the call returns; after a failure the window is
+   * freed when the lease ends (ho_pool_release), after its QP is retired. */
+  if (e == hipObjSuccess)
+    e = ho_lease_close_window(l, c, deadline);
+  return e;
 }
 
 /* Whether a failed exchange may have left a connection half made: every
@@ -212,17 +249,18 @@ static bool exchange_failed_midway(hipObjOpError_t e, int status)
 
 /* Everything between leasing a connection and returning it. */
 static hipObjOpError_t leased_exchange(struct ho_instance *inst,
-                                       struct ho_lease *l, struct ho_buf *b,
-                                       uint64_t offset, uint64_t size, int op,
+                                       struct ho_lease *l, const struct xfer *x,
                                        const hipObjOps_t *ops, void *ctx)
 {
   char token[HO_TOKEN_HEX + 1];
   struct ho_reply reply;
   int status = 0;
-  mint_token(l, b, offset, size, token);
-  hipObjOpError_t e = ho_control_exchange(ops, ctx, token, &reply, &status);
+  hipObjOpError_t e = mint_token(inst, l, x, token);
+  if (e != hipObjSuccess)
+    return e;
+  e = ho_control_exchange(ops, ctx, token, &reply, &status);
   if (e == hipObjSuccess)
-    e = finish_rc(inst, l, &reply, size, op);
+    e = finish_rc(inst, l, &reply, x);
   l->failed = exchange_failed_midway(e, status);
   return e;
 }
@@ -255,7 +293,8 @@ static hipObjOpError_t transfer(struct ho_instance *inst, const void *ptr,
   if (e == hipObjSuccess)
     e = ho_pool_acquire(inst->pool, true, true, peer_hint, &lease);
   if (e == hipObjSuccess) {
-    e = leased_exchange(inst, &lease, b, (uint64_t)offset, size, op, ops, ctx);
+    const struct xfer x = {b, (uint64_t)offset, size, op};
+    e = leased_exchange(inst, &lease, &x, ops, ctx);
     if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
       e = flush_if_direct(inst, b, native);
     ho_pool_release(&lease);
@@ -298,10 +337,11 @@ hipObjError_t hipObjPut(hipObjHandle_t handle, const void *devPtr, size_t size,
 
 enum app_state { APP_READY, APP_COMPLETING, APP_DONE };
 
-/* A token handed to the application. token is the first member: the
- * pointer the application holds is the struct's. */
+/* A token handed to the application. The token string lives in the token
+ * arena (token_arena.h), whose addresses are never reused: the pointer the
+ * application holds is the transfer's handle, compared, never read. */
 struct app_xfer {
-  char token[HO_TOKEN_HEX + 1];
+  char *token;
   struct app_xfer *next;
   struct ho_instance *inst; /* a reference */
   struct ho_buf *buf;       /* a reference */
@@ -315,7 +355,9 @@ static ho_mutex app_mu = HO_MUTEX_INIT;
 static struct app_xfer *app_live HO_GUARDED_GLOBAL(app_mu);
 
 /* Find a live transfer by the pointer the application holds (not by
- * content: two tokens may be equal strings). */
+ * content: two tokens may be equal strings). The pointer is only compared:
+ * a stale one names no live transfer, since token addresses are never
+ * reused. */
 static struct app_xfer *app_find(const char *token) HO_REQUIRES(app_mu)
 {
   for (struct app_xfer *x = app_live; x; x = x->next)
@@ -330,19 +372,31 @@ static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
   struct app_xfer *x = calloc(1, sizeof *x);
   if (!x)
     return hipObjInternalError;
-  hipObjOpError_t e = find_range(inst, ptr, size, 0, &x->buf);
+  hipObjOpError_t e = hipObjInternalError;
+  x->token = ho_token_slot_alloc();
+  if (x->token)
+    e = find_range(inst, ptr, size, 0, &x->buf);
   if (e == hipObjSuccess)
     e = ho_pool_acquire(inst->pool, false, false, peer_hint, &x->lease);
   if (e != hipObjSuccess) {
     if (x->lease.pool)
       ho_pool_release(&x->lease);
     ho_buf_put(x->buf);
+    ho_token_slot_free(x->token);
     free(x);
     return e;
   }
   x->size = size;
   x->op = op;
-  mint_token(&x->lease, x->buf, 0, size, x->token);
+  const struct xfer t = {x->buf, 0, size, op};
+  e = mint_token(inst, &x->lease, &t, x->token);
+  if (e != hipObjSuccess) {
+    ho_pool_release(&x->lease);
+    ho_buf_put(x->buf);
+    ho_token_slot_free(x->token);
+    free(x);
+    return e;
+  }
   *out = x;
   return hipObjSuccess;
 }
@@ -399,8 +453,9 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   struct ho_reply r;
   int status = 0, native = 0;
   e = ho_control_check_reply(reply, replyLen, &r, &status);
+  const struct xfer t = {x->buf, 0, x->size, x->op};
   if (e == hipObjSuccess)
-    e = finish_rc(x->inst, &x->lease, &r, x->size, x->op);
+    e = finish_rc(x->inst, &x->lease, &r, &t);
   x->lease.failed = exchange_failed_midway(e, status);
   if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(x->inst, x->buf, &native);
@@ -438,6 +493,7 @@ hipObjError_t hipObjPutRdmaToken(char *token)
   }
   ho_buf_put(x->buf);
   ho_instance_put(x->inst);
+  ho_token_slot_free(x->token);
   free(x);
   return mk(hipObjSuccess, 0);
 }

@@ -23,7 +23,10 @@ _Static_assert(sizeof(hipObjInfo_t) >= HO_INFO_SIZE_0, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, connectionsMade) == HO_INFO_SIZE_0,
                "appended after failures");
 _Static_assert(offsetof(hipObjInfo_t, connectionsLive) == 552, "hipObjInfo_t");
-_Static_assert(sizeof(hipObjInfo_t) == 560, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, tokenScope) == 560, "appended");
+_Static_assert(offsetof(hipObjInfo_t, waitTimeoutMs) == 564, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, windowsBound) == 568, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjInfo_t) == 576, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -97,6 +100,10 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
   o->qpTransitions = p.qp_transitions;
   o->connectionsLive = p.live;
   o->connectionsIdle = p.idle;
+  o->tokenScope = inst->config.scoped ? hipObjTokenScopeWindow
+                                      : hipObjTokenScopeBuffer;
+  o->waitTimeoutMs = inst->opts.wait_timeout_ms;
+  o->windowsBound = p.windows_bound;
 }
 
 hipObjError_t hipObjGetInfo(hipObjInfo_t *info)

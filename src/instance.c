@@ -84,6 +84,27 @@ static hipObjOpError_t choose_nic(const struct ho_platform *p,
                        &c->nic_choice);
 }
 
+/* Windows where the NIC binds them (and HIPOBJ_SCOPED_TOKENS is on), else
+ * the buffer's MR with one warning, or a failure under
+ * HIPOBJ_REQUIRE_SCOPED_TOKENS. */
+static hipObjOpError_t choose_token_scope(struct ho_instance *inst)
+{
+  const struct ho_options *o = &inst->opts;
+  inst->config.scoped = o->scoped_tokens && inst->dev->mw_type2;
+  if (inst->config.scoped)
+    return hipObjSuccess;
+  const char *why = o->scoped_tokens ? "cannot bind type-2 memory windows"
+                                     : "HIPOBJ_SCOPED_TOKENS is off";
+  if (o->require_scoped_tokens) {
+    ho_warn("%s %s, and HIPOBJ_REQUIRE_SCOPED_TOKENS requires them",
+            inst->dev->name, why);
+    return hipObjNotSupported;
+  }
+  ho_warn("%s: %s: RDMA tokens grant the whole registered buffer",
+          inst->dev->name, why);
+  return hipObjSuccess;
+}
+
 static hipObjOpError_t build(const struct ho_platform *plat,
                              const struct ho_options *opts,
                              const hipObjConfig_t *cfg,
@@ -104,16 +125,20 @@ static hipObjOpError_t build(const struct ho_platform *plat,
     inst->config.gid_type = plat->topo->ops->gid_type(
         plat->topo, inst->dev->name, inst->dev->port, inst->dev->gid_index);
   if (e == hipObjSuccess)
+    e = choose_token_scope(inst);
+  if (e == hipObjSuccess)
     e = ho_pool_create(inst->dev, &client_conn_attr, &(struct ho_pool_config){
                            .max_leases = opts->max_transfers,
                            .max_connections = opts->max_connections
                                                   ? opts->max_connections
                                                   : 2 * opts->max_transfers,
                            .idle_timeout_ms = opts->idle_timeout_ms,
+                           .wait_timeout_ms = opts->wait_timeout_ms,
                            .grace_ms = HO_RETIRE_GRACE_MS},
                        &inst->pool);
   if (e == hipObjSuccess)
-    e = ho_buffers_create(&inst->plat, inst->dev, opts, &inst->buffers);
+    e = ho_buffers_create(&inst->plat, inst->dev, opts, inst->config.scoped,
+                          &inst->buffers);
   if (e == hipObjSuccess)
     e = ho_abandoned_create(plat->gpu, &inst->abandoned);
   if (e != hipObjSuccess) {

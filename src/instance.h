@@ -24,6 +24,8 @@ struct ho_config {
   char nic[HO_NIC_NAME_MAX];
   struct ho_nic_choice nic_choice; /* why, and where the NIC is */
   enum ho_gid_type gid_type;       /* of the device's GID */
+  bool scoped;                     /* tokens name a memory window per
+                                      transfer; false: the buffer's MR */
 };
 
 struct ho_instance {

@@ -38,9 +38,12 @@ void ho_options_defaults(struct ho_options *o)
   o->transfer_timeout_ms = 5000;
   o->max_connections = 0;
   o->idle_timeout_ms = 30000;
+  o->wait_timeout_ms = 10000;
   o->dmabuf = true;
   o->require_gpu_direct = false;
   o->rdma_debug = false;
+  o->scoped_tokens = true;
+  o->require_scoped_tokens = false;
   memcpy(o->gpu_runtime, "auto", sizeof "auto");
 }
 
@@ -143,12 +146,19 @@ void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
   if ((v = lookup(get, ctx, "HIPOBJ_IDLE_TIMEOUT_MS")))
     parse_unsigned("HIPOBJ_IDLE_TIMEOUT_MS", v, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX,
                    &o->idle_timeout_ms);
+  if ((v = lookup(get, ctx, "HIPOBJ_WAIT_TIMEOUT_MS")))
+    parse_unsigned("HIPOBJ_WAIT_TIMEOUT_MS", v, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX,
+                   &o->wait_timeout_ms);
   if ((v = lookup(get, ctx, "HIPOBJ_DMABUF")))
     o->dmabuf = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_GPU_DIRECT")))
     o->require_gpu_direct = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_RDMA_DEBUG")))
     o->rdma_debug = !starts_with_no(v);
+  if ((v = lookup(get, ctx, "HIPOBJ_SCOPED_TOKENS")))
+    o->scoped_tokens = !starts_with_no(v);
+  if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_SCOPED_TOKENS")))
+    o->require_scoped_tokens = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_GPU_RUNTIME")))
     parse_gpu_runtime("HIPOBJ_GPU_RUNTIME", v, o->gpu_runtime,
                       sizeof o->gpu_runtime);

@@ -16,11 +16,18 @@ struct ho_options {
                                    max_transfers), 1..4096; at least
                                    max_transfers are kept */
   unsigned idle_timeout_ms;     /* HIPOBJ_IDLE_TIMEOUT_MS: 30000, 1..86400000 */
+  unsigned wait_timeout_ms;     /* HIPOBJ_WAIT_TIMEOUT_MS: 10000, 1..86400000:
+                                   how long hipObjGet/Put wait for a free
+                                   connection before hipObjBusy */
   /* Booleans: a value starting 0, n, N, f or F, or "off" in any case, is
    * false; any other non-empty value is true; empty is unset. */
   bool dmabuf;                  /* HIPOBJ_DMABUF: on */
   bool require_gpu_direct;      /* HIPOBJ_REQUIRE_GPU_DIRECT: off */
   bool rdma_debug;              /* HIPOBJ_RDMA_DEBUG: off */
+  bool scoped_tokens;           /* HIPOBJ_SCOPED_TOKENS: on: a memory window
+                                   per transfer where the NIC binds them */
+  bool require_scoped_tokens;   /* HIPOBJ_REQUIRE_SCOPED_TOKENS: off: on,
+                                   init fails where windows cannot be used */
   char gpu_runtime[8];          /* HIPOBJ_GPU_RUNTIME: auto|hip|cuda|none */
 };
 

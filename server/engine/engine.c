@@ -720,9 +720,11 @@ static void account(struct worker *w, int status, bool timed_out,
   ho_mutex_unlock(&e->mu);
 }
 
+/* Ready's status is 0 (docs/protocol.md, section 4); anything else is a
+ * malformed ready, answered with final status 4. */
 static bool ready_matches(const struct worker *w)
 {
-  return w->ready.bytes == w->size &&
+  return w->ready.status == 0 && w->ready.bytes == w->size &&
          (w->ready.version < HO_PROTO_V2 || w->ready.op == ho_wire_op(w->op));
 }
 

@@ -135,6 +135,13 @@ static int null_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
   return -EOPNOTSUPP; /* ibv_poll_cq: negative on failure */
 }
 
+static struct ibv_mw *null_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+  return null_ptr();
+}
+
+static int null_dealloc_mw(struct ibv_mw *mw) { return EOPNOTSUPP; }
+
 const struct ho_verbs_ops ho_verbs_null_ops = {
     "null",
     null_get_device_list,
@@ -159,6 +166,8 @@ const struct ho_verbs_ops ho_verbs_null_ops = {
     null_post_send,
     null_post_recv,
     null_poll_cq,
+    null_alloc_mw,
+    null_dealloc_mw,
 };
 
 /* ---- topology ----------------------------------------------------------- */

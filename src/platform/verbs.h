@@ -44,6 +44,12 @@ struct ho_verbs_ops {
   int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
                    struct ibv_recv_wr **bad);
   int (*poll_cq)(struct ibv_cq *cq, int n, struct ibv_wc *wc);
+  /* Memory windows: inline in the real header too, through the context's
+   * ops (NULL + EOPNOTSUPP where the provider has none). Binding a type-2
+   * window and invalidating it are post_send work requests
+   * (IBV_WR_BIND_MW, IBV_WR_LOCAL_INV). */
+  struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+  int (*dealloc_mw)(struct ibv_mw *mw);
 };
 
 /* The null table (null_ops.c): every entry present, each failing as its

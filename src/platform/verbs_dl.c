@@ -9,7 +9,7 @@
  * Nothing here calls an exported libibverbs function directly: the only
  * calls are through looked-up pointers or through the context's ops (the
  * header's static inline functions ibv_post_send, ibv_post_recv,
- * ibv_poll_cq and verbs_get_ctx), so the library needs no link to
+ * ibv_poll_cq, ibv_alloc_mw, ibv_dealloc_mw and verbs_get_ctx), so the library needs no link to
  * libibverbs. */
 #include "platform/verbs.h"
 
@@ -94,6 +94,18 @@ static int ho_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
   return ibv_poll_cq(cq, n, wc);
 }
 
+/* Inline in the header (the context's ops), so not in HO_VERBS_SYMBOLS:
+ * ibv_alloc_mw sets EOPNOTSUPP itself when the provider has no entry. */
+static struct ibv_mw *ho_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+  return ibv_alloc_mw(pd, type);
+}
+
+static int ho_verbs_dealloc_mw(struct ibv_mw *mw)
+{
+  return ibv_dealloc_mw(mw);
+}
+
 /* ---- loading ------------------------------------------------------------ */
 
 /* Looks up every symbol of the list; false if a required one is missing. */
@@ -138,6 +150,8 @@ static void fill_table(const struct ho_verbs_syms *s, struct ho_verbs_ops *o)
   o->post_send = ho_verbs_post_send;
   o->post_recv = ho_verbs_post_recv;
   o->poll_cq = ho_verbs_poll_cq;
+  o->alloc_mw = ho_verbs_alloc_mw;
+  o->dealloc_mw = ho_verbs_dealloc_mw;
 }
 
 static void load_libibverbs(void)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "rdma/pool.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -72,8 +74,14 @@ hipObjOpError_t ho_pool_create(struct ho_device *d, const struct ho_conn_attr *a
                                    (uint64_t)cfg->grace_ms * MS);
   if (p->cfg.max_connections < p->cfg.max_leases)
     p->cfg.max_connections = p->cfg.max_leases;
+  if (!p->cfg.wait_timeout_ms)
+    p->cfg.wait_timeout_ms = 10000;
   ho_mutex_init(&p->mu);
-  pthread_cond_init(&p->cv, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* as ho_now_ns() */
+  pthread_cond_init(&p->cv, &ca);
+  pthread_condattr_destroy(&ca);
   p->links = calloc(p->cfg.max_connections, sizeof *p->links);
   if (!p->links) {
     ho_pool_destroy(p);
@@ -100,6 +108,8 @@ void ho_pool_destroy(struct ho_pool *p)
       ho_conn_retire(l->qp);
     ho_conn_destroy(l->qp);
     ho_conn_destroy(l->spare);
+    if (l->mw && p->dev->v->dealloc_mw(l->mw) != 0)
+      ho_warn("cannot free a memory window");
   }
   ho_conn_destroy_chain(ho_retired_take_expired(&p->retired, 0, 0));
   pthread_cond_destroy(&p->cv);
@@ -158,9 +168,14 @@ static unsigned take_idle(struct ho_pool *p, uint64_t now, struct ho_conn **out,
   return n;
 }
 
-static hipObjOpError_t wait_for_link(struct ho_pool *p, bool wait)
+/* Bounded: a transfer that waits longer than wait_timeout_ms for a
+ * connection gets hipObjBusy instead of waiting behind stuck ones. */
+static hipObjOpError_t wait_for_link(struct ho_pool *p, bool wait, uint64_t now)
     HO_REQUIRES(p->mu)
 {
+  uint64_t deadline = now + (uint64_t)p->cfg.wait_timeout_ms * MS;
+  struct timespec abs = {(time_t)(deadline / 1000000000u),
+                         (long)(deadline % 1000000000u)};
   for (;;) {
     if (p->closed)
       return hipObjNotInitialized;
@@ -168,7 +183,9 @@ static hipObjOpError_t wait_for_link(struct ho_pool *p, bool wait)
       return hipObjSuccess;
     if (!wait || leases_held > 0)
       return hipObjBusy;
-    ho_cond_wait(&p->cv, &p->mu);
+    if (ho_cond_timedwait(&p->cv, &p->mu, &abs) == ETIMEDOUT && !p->closed &&
+        p->leases >= p->cfg.max_leases)
+      return hipObjBusy;
   }
 }
 
@@ -192,7 +209,7 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
   bool evict = false;
   struct ho_link *l = NULL;
   ho_mutex_lock(&p->mu);
-  hipObjOpError_t err = wait_for_link(p, wait);
+  hipObjOpError_t err = wait_for_link(p, wait, now);
   unsigned nidle = take_idle(p, now, idle, IDLE_BATCH);
   expired = ho_retired_take_expired(&p->retired, now, p->grace_ns);
   if (err == hipObjSuccess) {
@@ -285,12 +302,74 @@ uint32_t ho_lease_next_qpn(struct ho_lease *l)
   return k->spare->qp->qp_num & 0xffffff;
 }
 
+uint32_t ho_lease_window_rkey(struct ho_lease *l)
+{
+  struct ho_link *k = l->link;
+  if (!k->mw) {
+    k->mw = l->pool->dev->v->alloc_mw(l->pool->dev->pd, IBV_MW_TYPE_2);
+    if (!k->mw) {
+      ho_warn("cannot allocate a memory window");
+      return 0;
+    }
+    k->mw_rkey = k->mw->rkey;
+  }
+  return ibv_inc_rkey(k->mw_rkey);
+}
+
+hipObjOpError_t ho_lease_bind_window(struct ho_lease *l, struct ho_conn *c,
+                                     struct ibv_mr *mr, uint64_t addr,
+                                     uint64_t len, int access)
+{
+  struct ho_link *k = l->link;
+  uint32_t rkey = ibv_inc_rkey(k->mw_rkey);
+  if (!k->mw)
+    return hipObjRdmaError;
+  k->mw_rkey = rkey;
+  k->mw_bound = true; /* until invalidated; a failed bind is freed too */
+  ho_mutex_lock(&l->pool->mu);
+  l->pool->stats.windows_bound++;
+  ho_mutex_unlock(&l->pool->mu);
+  hipObjOpError_t e = ho_conn_bind_window(c, k->mw, rkey, mr, addr, len, access);
+  /* The window's struct carries its current key: providers name the
+   * window by it in the next bind (rxe passes mw->rkey to the kernel),
+   * and only the consumer knows a type-2 bind's new key. */
+  k->mw->rkey = rkey;
+  return e;
+}
+
+hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
+                                      uint64_t deadline_ns)
+{
+  struct ho_link *k = l->link;
+  if (!k->mw_bound)
+    return hipObjSuccess;
+  if (ho_conn_invalidate(c, k->mw_rkey, deadline_ns) != hipObjSuccess)
+    return hipObjRdmaError;
+  k->mw_bound = false;
+  return hipObjSuccess;
+}
+
+/* A window still bound when its lease ends: the transfer failed, its QP is
+ * retired (ERR, so nothing reaches the window through it), and freeing
+ * the window invalidates it. The next transfer makes a new one. */
+static void free_bound_window(struct ho_pool *p, struct ho_link *k)
+{
+  if (!k->mw_bound)
+    return;
+  if (p->dev->v->dealloc_mw(k->mw) != 0)
+    ho_warn("cannot free a memory window");
+  k->mw = NULL;
+  k->mw_bound = false;
+}
+
 void ho_pool_release(struct ho_lease *l)
 {
   struct ho_pool *p = l->pool;
   if (!p)
     return;
   struct ho_link *k = l->link;
+  if (k->mw_bound)
+    l->failed = true; /* the transfer ended without closing its window */
   if (l->failed || (k->qp && !k->persistent)) {
     retire(p, k->qp, l->failed ? CAUSE_FAILURE : CAUSE_ONE_SHOT);
     k->qp = NULL;
@@ -300,6 +379,7 @@ void ho_pool_release(struct ho_lease *l)
     retire(p, k->spare, CAUSE_SPARE); /* named in a token: never reused */
     k->spare = NULL;
   }
+  free_bound_window(p, k);
   k->last_used_ns = ho_now_ns();
   ho_mutex_lock(&p->mu);
   k->leased = false;

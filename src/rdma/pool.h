@@ -25,6 +25,10 @@ struct ho_link {
   uint64_t last_used_ns;
   bool persistent;       /* the server speaks version 2: keep the connection */
   bool leased;
+  /* The link's type-2 memory window (scoped tokens), made on first use. */
+  struct ibv_mw *mw;
+  uint32_t mw_rkey;      /* the key it was last bound with (or allocated) */
+  bool mw_bound;         /* a bind was posted and not yet invalidated */
 };
 
 struct ho_lease {
@@ -38,6 +42,7 @@ struct ho_pool_config {
   unsigned max_leases;      /* concurrent transfers (HIPOBJ_MAX_TRANSFERS) */
   unsigned max_connections; /* links kept, idle ones included (>= leases) */
   unsigned idle_timeout_ms; /* retire connections idle this long */
+  unsigned wait_timeout_ms; /* an acquire waits at most this long (0: 10 s) */
   unsigned grace_ms;        /* keep retired QPs this long before destroying */
 };
 
@@ -52,6 +57,7 @@ struct ho_pool_stats {
                                   eviction, another server) */
   uint64_t retired_one_shot;   /* a version-1 server's connection */
   uint64_t qp_transitions;     /* the device's QP state changes */
+  uint64_t windows_bound;      /* memory windows bound for transfers */
   unsigned live, idle, retired_waiting;
 };
 
@@ -66,7 +72,8 @@ void ho_pool_destroy(struct ho_pool *p);
  * 0 is a peer like any other), then an empty link, then the least recently
  * used connection to another peer (retired). The link has a spare. With
  * every lease taken: hipObjBusy if `wait` is false or this thread already
- * holds a counted lease; otherwise wait. hipObjNotInitialized once the pool
+ * holds a counted lease; otherwise wait, at most cfg.wait_timeout_ms, then
+ * hipObjBusy. hipObjNotInitialized once the pool
  * is closed; hipObjRdmaError if no spare QP can be made. `count` says
  * whether the lease counts towards this thread's leases (transfers through
  * callbacks); leases that may end on another thread (application-driven
@@ -89,9 +96,30 @@ hipObjOpError_t ho_lease_connect(struct ho_lease *l, const struct ho_token *srv,
  * when the connection ends after this transfer. */
 uint32_t ho_lease_next_qpn(struct ho_lease *l);
 
+/* Scoped tokens (docs/protocol.md, section 2): the rkey the lease's token
+ * names, that of the link's window (made now if needed) with its next key;
+ * 0 if no window can be made. */
+uint32_t ho_lease_window_rkey(struct ho_lease *l);
+
+/* Bind the link's window on c (the connected QP the offer named) over
+ * [addr, +len) of mr with `access`, under ho_lease_window_rkey()'s key. */
+hipObjOpError_t ho_lease_bind_window(struct ho_lease *l, struct ho_conn *c,
+                                     struct ibv_mr *mr, uint64_t addr,
+                                     uint64_t len, int access);
+
+/* After final: close the window with a local invalidation, waited for
+ * until deadline_ns. RdmaError if it cannot be (the lease then fails, and
+ * ho_pool_release frees the window). Not a send with invalidate from the
+ * server: Soft-RoCE does not report it in the completion, and a local
+ * invalidation of a window already invalidated crashes its kernel
+ * (docs/memory-windows.md). */
+hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
+                                      uint64_t deadline_ns);
+
 /* End a lease. l->failed retires every QP the lease named; a connection of
  * a version-1 server is retired too; otherwise it stays for the next
- * transfer. */
+ * transfer. A window still bound (a failed transfer) is freed after the
+ * QPs are retired, which invalidates it: no window outlives its lease. */
 void ho_pool_release(struct ho_lease *l);
 
 /* Wake every waiter with hipObjNotInitialized; later acquires fail too. */

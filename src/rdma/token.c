@@ -118,6 +118,13 @@ bool ho_reply_parse(const char *s, size_t len, struct ho_reply *out)
   return true;
 }
 
+bool ho_server_token_ok(const struct ho_token *t, bool roce)
+{
+  if (t->transport != HO_TRANSPORT_RC || ho_token_tag(t) != 0 || t->port == 0)
+    return false;
+  return roce ? t->lid == 0 : t->lid != 0 && t->lid < 0xc000;
+}
+
 bool ho_offer_decode(const struct ho_token *server, struct ho_conn_offer *out)
 {
   struct ho_conn_offer o = {0};

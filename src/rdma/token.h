@@ -75,6 +75,13 @@ struct ho_conn_offer {
   uint64_t conn_id; /* the connection's ID (ho_conn_tag() != 0) */
 };
 
+/* The fixed fields of a server token (the one in a 200:<token> reply):
+ * transport RC, the QP number's top byte 0 (a server never tags), a port
+ * number (not 0), and the LID as the client token's: 0 on RoCE (`roce`, the
+ * client's port is Ethernet), a unicast LID (1..0xbfff) on InfiniBand. The
+ * offer fields are checked by ho_offer_decode(). */
+bool ho_server_token_ok(const struct ho_token *server, bool roce);
+
 /* Strict: rkey and length both zero (version 1), or rkey bytes
  * {2, 0|1, 0, 0} with a connection ID whose tag is not 0 (version 2). */
 bool ho_offer_decode(const struct ho_token *server, struct ho_conn_offer *out);

@@ -76,6 +76,18 @@ static void choose_gid(struct ho_device *d, const struct ho_topology *topo,
     memset(&d->gid, 0, sizeof d->gid);
 }
 
+/* The capability bits are a claim; a window allocated and freed is proof
+ * (some providers report the bits and have no alloc_mw). */
+static void probe_windows(struct ho_device *d)
+{
+  if (!d->mw_type2)
+    return;
+  struct ibv_mw *mw = d->v->alloc_mw(d->pd, IBV_MW_TYPE_2);
+  d->mw_type2 = mw != NULL;
+  if (mw && d->v->dealloc_mw(mw) != 0)
+    ho_warn("cannot free a probe memory window");
+}
+
 hipObjOpError_t ho_device_open(const struct ho_verbs_ops *v,
                                const struct ho_topology *topo,
                                const char *name, struct ho_device **out)
@@ -104,12 +116,16 @@ hipObjOpError_t ho_device_open(const struct ho_verbs_ops *v,
   d->vendor_part_id = da.vendor_part_id;
   d->max_qp_rd_atom = da.max_qp_rd_atom;
   d->max_qp_init_rd_atom = da.max_qp_init_rd_atom;
+  d->mw_type2 = (da.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+                                        IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0;
   d->active_mtu = pa.active_mtu;
   d->lid = pa.lid;
+  d->roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
   choose_gid(d, topo, pa.gid_tbl_len);
   d->pd = v->alloc_pd(d->ctx);
   if (!d->pd)
     goto close_ctx;
+  probe_windows(d);
   *out = d;
   return hipObjSuccess;
 
@@ -380,7 +396,19 @@ static const char *wc_status_name(enum ibv_wc_status s)
   case IBV_WC_REM_OP_ERR: return "remote operation error";
   case IBV_WC_RETRY_EXC_ERR: return "transport retry counter exceeded";
   case IBV_WC_RNR_RETRY_EXC_ERR: return "RNR retry counter exceeded";
+  case IBV_WC_MW_BIND_ERR: return "memory window bind error";
   default: return "error";
+  }
+}
+
+static const char *wr_name(uint64_t wr_id)
+{
+  switch (wr_id) {
+  case HO_WRID_MSG_SEND: return "send";
+  case HO_WRID_MSG_RECV: return "receive";
+  case HO_WRID_MW_BIND: return "window bind";
+  case HO_WRID_MW_INV: return "window invalidation";
+  default: return "work request";
   }
 }
 
@@ -390,7 +418,7 @@ static hipObjOpError_t take_completion(struct ho_conn *c, const struct ibv_wc *w
 {
   if (wc->status != IBV_WC_SUCCESS) {
     ho_warn("QP 0x%x: %s completion failed: %s (status %d, vendor error 0x%x)",
-            c->qp->qp_num, wc->wr_id == HO_WRID_MSG_SEND ? "send" : "receive",
+            c->qp->qp_num, wr_name(wc->wr_id),
             wc_status_name(wc->status), (int)wc->status, wc->vendor_err);
     c->state = HO_CONN_BROKEN;
     return hipObjRdmaError;
@@ -399,6 +427,8 @@ static hipObjOpError_t take_completion(struct ho_conn *c, const struct ibv_wc *w
     *send_pending = false;
     return hipObjSuccess;
   }
+  if (wc->wr_id == HO_WRID_MW_BIND)
+    return hipObjSuccess; /* unsignalled: only errors are reported */
   if (wc->wr_id != HO_WRID_MSG_RECV || !ho_msg_decode(c->msg, wc->byte_len, m)) {
     ho_warn("QP 0x%x: malformed protocol message (%u bytes)", c->qp->qp_num,
             wc->byte_len);
@@ -444,6 +474,49 @@ hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
     ho_backoff(&round, 1000);
   }
   return hipObjSuccess;
+}
+
+hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
+                                    uint32_t rkey, struct ibv_mr *mr,
+                                    uint64_t addr, uint64_t len, int access)
+{
+  struct ibv_send_wr wr = {.wr_id = HO_WRID_MW_BIND, .opcode = IBV_WR_BIND_MW};
+  struct ibv_send_wr *bad = NULL;
+  wr.bind_mw.mw = mw;
+  wr.bind_mw.rkey = rkey;
+  wr.bind_mw.bind_info.mr = mr;
+  wr.bind_mw.bind_info.addr = addr;
+  wr.bind_mw.bind_info.length = len;
+  wr.bind_mw.bind_info.mw_access_flags = (unsigned)access;
+  return c->dev->v->post_send(c->qp, &wr, &bad) == 0 ? hipObjSuccess
+                                                      : hipObjRdmaError;
+}
+
+hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,
+                                   uint64_t deadline_ns)
+{
+  struct ibv_send_wr wr = {.wr_id = HO_WRID_MW_INV,
+                           .opcode = IBV_WR_LOCAL_INV,
+                           .send_flags = IBV_SEND_SIGNALED,
+                           .invalidate_rkey = rkey};
+  struct ibv_send_wr *bad = NULL;
+  unsigned round = 0;
+  if (c->dev->v->post_send(c->qp, &wr, &bad) != 0)
+    return hipObjRdmaError;
+  for (;;) {
+    struct ibv_wc wc;
+    int n = ho_conn_poll(c, &wc, 1);
+    if (n == 1 && wc.wr_id == HO_WRID_MW_INV && wc.status == IBV_WC_SUCCESS)
+      return hipObjSuccess;
+    if (n < 0 || (n == 1 && wc.status != IBV_WC_SUCCESS) ||
+        (n == 0 && ho_now_ns() >= deadline_ns)) {
+      ho_warn("QP 0x%x: cannot invalidate a memory window", c->qp->qp_num);
+      c->state = HO_CONN_BROKEN;
+      return hipObjRdmaError;
+    }
+    if (n == 0)
+      ho_backoff(&round, 1000);
+  }
 }
 
 void ho_conn_token(const struct ho_conn *c, struct ho_token *t)

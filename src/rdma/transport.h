@@ -24,10 +24,13 @@ struct ho_device {
   union ibv_gid gid;
   enum ibv_mtu active_mtu;
   uint16_t lid;
+  bool roce;               /* the port's link layer is Ethernet */
   uint32_t vendor_id;
   uint32_t vendor_part_id;
   int max_qp_rd_atom;      /* as responder */
   int max_qp_init_rd_atom; /* as initiator */
+  bool mw_type2;           /* binds type-2 memory windows (device caps and
+                              a window allocated and freed at open) */
   /* QP state transitions made through this device (every modify_qp that
    * changes a state): the cost that persistent connections avoid. */
   _Atomic uint64_t qp_transitions;
@@ -55,6 +58,8 @@ enum ho_conn_state { HO_CONN_INIT, HO_CONN_RTS, HO_CONN_BROKEN, HO_CONN_RETIRED 
 /* wr_id values of the connection's own message work requests. */
 #define HO_WRID_MSG_RECV 0x5245435600000000ull /* "RECV" */
 #define HO_WRID_MSG_SEND 0x53454e4400000000ull /* "SEND" */
+#define HO_WRID_MW_BIND 0x42494e4400000000ull  /* "BIND" */
+#define HO_WRID_MW_INV 0x494e560000000000ull   /* "INV" */
 
 struct ho_conn {
   struct ho_device *dev;
@@ -128,6 +133,22 @@ hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
  * once on stderr) or a malformed message. */
 int ho_conn_poll_msg(struct ho_conn *c, bool *send_pending, bool *got,
                      struct ho_msg *m);
+/* ---- memory windows (docs/protocol.md, section 2) ----------------------
+ * A type-2 window is bound on the connected QP that the server will use,
+ * over exactly the transfer's range, before ready is sent: the bind is a
+ * send-queue work request, so it takes effect before ready leaves. */
+
+/* Post an (unsignalled) bind of mw over [addr, +len) of mr with `access`
+ * (IBV_ACCESS_REMOTE_WRITE or _READ) under rkey. A failed bind is an error
+ * completion that ho_conn_wait_msg() reports. */
+hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
+                                    uint32_t rkey, struct ibv_mr *mr,
+                                    uint64_t addr, uint64_t len, int access);
+
+/* Invalidate the window rkey (IBV_WR_LOCAL_INV) and wait for it until
+ * deadline_ns. RdmaError if it fails or times out (the QP is then broken). */
+hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,
+                                   uint64_t deadline_ns);
 
 /* The token that names this connection (QP number, GID, LID, port). */
 void ho_conn_token(const struct ho_conn *c, struct ho_token *t);

@@ -65,6 +65,7 @@ static void fake_init_locked(void) HO_REQUIRES(fake_lock)
   fake_list_init(&fab.ctxs);
   fake_list_init(&fab.pds);
   fake_list_init(&fab.mrs);
+  fake_list_init(&fab.mws);
   fake_list_init(&fab.cqs);
   fake_list_init(&fab.qps);
   fake_list_init(&fab.pkts);
@@ -234,6 +235,10 @@ static enum ibv_wc_opcode fake_wc_opcode(enum ibv_wr_opcode op)
     return IBV_WC_RDMA_WRITE;
   case IBV_WR_RDMA_READ:
     return IBV_WC_RDMA_READ;
+  case IBV_WR_BIND_MW:
+    return IBV_WC_BIND_MW;
+  case IBV_WR_LOCAL_INV:
+    return IBV_WC_LOCAL_INV;
   default:
     return IBV_WC_SEND;
   }
@@ -297,11 +302,33 @@ static void fake_sq_flush(struct fake_qp *qp) HO_REQUIRES(fake_lock)
 
 /* Pops the head receive and reports it with status; returns the status
  * reported (a forced error may replace a success). */
+static enum ibv_wc_status fake_rq_complete_inv(struct fake_qp *qp,
+                                               enum ibv_wc_opcode op,
+                                               enum ibv_wc_status st,
+                                               uint64_t len,
+                                               const uint32_t *imm,
+                                               uint32_t src_qp,
+                                               const uint32_t *inv)
+    HO_REQUIRES(fake_lock);
+
 static enum ibv_wc_status fake_rq_complete(struct fake_qp *qp,
                                            enum ibv_wc_opcode op,
                                            enum ibv_wc_status st,
                                            uint64_t len, const uint32_t *imm,
                                            uint32_t src_qp)
+    HO_REQUIRES(fake_lock)
+{
+  return fake_rq_complete_inv(qp, op, st, len, imm, src_qp, NULL);
+}
+
+/* The same, for a SEND_WITH_INV that invalidated *inv. */
+static enum ibv_wc_status fake_rq_complete_inv(struct fake_qp *qp,
+                                               enum ibv_wc_opcode op,
+                                               enum ibv_wc_status st,
+                                               uint64_t len,
+                                               const uint32_t *imm,
+                                               uint32_t src_qp,
+                                               const uint32_t *inv)
     HO_REQUIRES(fake_lock)
 {
   struct fake_rwqe *r = &qp->rq[qp->rq_head];
@@ -315,6 +342,10 @@ static enum ibv_wc_status fake_rq_complete(struct fake_qp *qp,
   if (imm) {
     wc.imm_data = *imm;
     wc.wc_flags |= IBV_WC_WITH_IMM;
+  }
+  if (inv) {
+    wc.invalidated_rkey = *inv;
+    wc.wc_flags |= IBV_WC_WITH_INV;
   }
   qp->rq_head = (qp->rq_head + 1) % qp->init.cap.max_recv_wr;
   qp->rq_count--;
@@ -420,18 +451,47 @@ bool fake_local_spans(struct fake_qp *qp, struct fake_swqe *w,
                         out);
 }
 
+/* The window of dev whose current rkey is rkey, bound or not. */
+static struct fake_mw *fake_mw_by_rkey(struct fake_dev *d, uint32_t rkey)
+    HO_REQUIRES(fake_lock)
+{
+  for (struct fake_link *l = fab.mws.next; l != &fab.mws; l = l->next) {
+    struct fake_mw *mw = fake_container(l, struct fake_mw, link);
+    if (mw->key_now == rkey && mw->pd->ctx->dev == d)
+      return mw;
+  }
+  return NULL;
+}
+
+/* A bound window reached through peer: only through the QP it was bound
+ * on (type 2B), within its range, with its access. */
+static bool fake_mw_ok(struct fake_qp *peer, uint32_t rkey, uint64_t addr,
+                       uint64_t len, int need) HO_REQUIRES(fake_lock)
+{
+  struct fake_mw *mw = fake_mw_by_rkey(peer->ctx->dev, rkey);
+  return mw && mw->bound && mw->qp == peer && (mw->access & need) &&
+         fake_in_range(mw->addr, mw->len, addr, len);
+}
+
 /* Whether peer lets len bytes at addr under rkey be accessed with need. */
 static bool fake_remote_ok(struct fake_qp *peer, uint32_t rkey, uint64_t addr,
                            uint64_t len, int need) HO_REQUIRES(fake_lock)
 {
   struct fake_mr *mr;
+  bool ok;
   if (len == 0)
     return true;
-  if (!(peer->attr.qp_access_flags & need))
-    return false;
-  mr = fake_mr_by_key(peer->ctx->dev, rkey, true);
-  return mr && mr->pd == peer->pd && (mr->access & need) &&
+  if (!(peer->attr.qp_access_flags & need)) {
+    ok = false;
+  } else if ((mr = fake_mr_by_key(peer->ctx->dev, rkey, true))) {
+    ok = mr->pd == peer->pd && (mr->access & need) &&
          fake_in_range((uintptr_t)mr->ibmr.addr, mr->ibmr.length, addr, len);
+  } else {
+    ok = fake_mw_ok(peer, rkey, addr, len, need);
+  }
+  if (!ok)
+    peer->ctx->dev->stats.remote_access_errors++;
+  return ok;
 }
 
 bool fake_port_has_gid(const struct fake_port *p, const union ibv_gid *gid,
@@ -546,9 +606,16 @@ static struct fake_result fake_do_send(const struct fake_req *rq,
   struct fake_span rs[FAKE_MAX_SGE];
   struct fake_rwqe *rw = &peer->rq[peer->rq_head];
   bool imm = rq->opcode == IBV_WR_SEND_WITH_IMM;
+  bool inv = rq->opcode == IBV_WR_SEND_WITH_INV;
+  struct fake_mw *mw = inv ? fake_mw_by_rkey(peer->ctx->dev, rq->imm) : NULL;
   struct fake_result r = {.kind = FAKE_R_OK};
   if (peer->rq_count == 0)
     return fake_rnr(peer);
+  if (inv && !(mw && mw->bound && mw->pd == peer->pd)) {
+    fake_rq_complete(peer, IBV_WC_RECV, IBV_WC_LOC_PROT_ERR, 0, NULL,
+                     rq->src_qpn);
+    return fake_fail(IBV_WC_REM_OP_ERR, peer);
+  }
   if (!fake_sge_spans(peer, rw->sge, rw->num_sge, IBV_ACCESS_LOCAL_WRITE,
                       rs)) {
     fake_rq_complete(peer, IBV_WC_RECV, IBV_WC_LOC_PROT_ERR, 0, NULL,
@@ -563,9 +630,13 @@ static struct fake_result fake_do_send(const struct fake_req *rq,
   fake_copy(rs, rw->num_sge, rq->loc, rq->nloc, rq->len);
   rq->src->stats.bytes_sent += rq->len;
   peer->ctx->dev->stats.bytes_received += rq->len;
-  if (fake_rq_complete(peer, IBV_WC_RECV, IBV_WC_SUCCESS, rq->len,
-                       imm ? &rq->imm : NULL,
-                       rq->src_qpn) != IBV_WC_SUCCESS)
+  if (mw) {
+    mw->bound = false;
+    peer->ctx->dev->stats.mw_invalidations++;
+  }
+  if (fake_rq_complete_inv(peer, IBV_WC_RECV, IBV_WC_SUCCESS, rq->len,
+                           imm ? &rq->imm : NULL, rq->src_qpn,
+                           inv ? &rq->imm : NULL) != IBV_WC_SUCCESS)
     r.peer_err = peer;
   return r;
 }
@@ -733,7 +804,63 @@ static bool fake_may_transmit(const struct fake_qp *qp,
          qp->reads_out < qp->attr.max_rd_atomic;
 }
 
-/* Transmits the first QUEUED WR if everything before it is in flight. */
+static bool fake_is_local_op(enum ibv_wr_opcode op)
+{
+  return op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
+}
+
+static struct fake_mr *fake_mr_live(const struct ibv_mr *ibmr)
+    HO_REQUIRES(fake_lock)
+{
+  return FAKE_FIND(&fab.mrs, ibmr, struct fake_mr);
+}
+
+/* IBV_WR_BIND_MW of a type-2 window (see MEMORY WINDOWS). */
+static enum ibv_wc_status fake_bind_mw(struct fake_qp *qp,
+                                       const struct fake_swqe *w)
+    HO_REQUIRES(fake_lock)
+{
+  struct fake_mw *mw = FAKE_FIND(&fab.mws, w->mw, struct fake_mw);
+  const struct ibv_mw_bind_info *b = &w->bind;
+  struct fake_mr *mr = fake_mr_live(b->mr);
+  int remote = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+               IBV_ACCESS_REMOTE_ATOMIC;
+  if (!mw || mw->pd != qp->pd || mw->bound || w->mw_old != mw->key_now ||
+      (w->rkey & ~0xffu) != (mw->key_now & ~0xffu))
+    return IBV_WC_MW_BIND_ERR;
+  if (!mr || mr->pd != qp->pd || !(mr->access & IBV_ACCESS_MW_BIND) ||
+      (b->mw_access_flags & ~remote) || b->length == 0 ||
+      !fake_in_range((uintptr_t)mr->ibmr.addr, mr->ibmr.length, b->addr,
+                     b->length))
+    return IBV_WC_MW_BIND_ERR;
+  if ((b->mw_access_flags & IBV_ACCESS_REMOTE_WRITE) &&
+      !(mr->access & IBV_ACCESS_LOCAL_WRITE))
+    return IBV_WC_MW_BIND_ERR;
+  mw->bound = true;
+  mw->qp = qp;
+  mw->key_now = w->rkey; /* ibmw.rkey is left to the consumer, as rxe */
+  mw->addr = b->addr;
+  mw->len = b->length;
+  mw->access = (int)b->mw_access_flags;
+  qp->ctx->dev->stats.mw_binds++;
+  return IBV_WC_SUCCESS;
+}
+
+/* IBV_WR_LOCAL_INV: the key (in imm) names a bound window of the QP's PD. */
+static enum ibv_wc_status fake_local_inv(struct fake_qp *qp,
+                                         const struct fake_swqe *w)
+    HO_REQUIRES(fake_lock)
+{
+  struct fake_mw *mw = fake_mw_by_rkey(qp->ctx->dev, w->imm);
+  if (!mw || !mw->bound || mw->pd != qp->pd)
+    return IBV_WC_LOC_PROT_ERR;
+  mw->bound = false;
+  qp->ctx->dev->stats.mw_invalidations++;
+  return IBV_WC_SUCCESS;
+}
+
+/* Transmits the first QUEUED WR if everything before it is in flight. A
+ * local operation (bind, invalidate) is carried out instead. */
 static bool fake_sq_transmit_next(struct fake_qp *qp, uint64_t now)
     HO_REQUIRES(fake_lock)
 {
@@ -743,7 +870,11 @@ static bool fake_sq_transmit_next(struct fake_qp *qp, uint64_t now)
       continue;
     if (w->phase != FAKE_QUEUED || !fake_may_transmit(qp, w))
       return false;
-    fake_swqe_transmit(qp, w, now);
+    if (fake_is_local_op(w->opcode))
+      fake_swqe_done(w, w->opcode == IBV_WR_BIND_MW ? fake_bind_mw(qp, w)
+                                                    : fake_local_inv(qp, w));
+    else
+      fake_swqe_transmit(qp, w, now);
     return true;
   }
   return false;
@@ -884,6 +1015,8 @@ static int fake_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 static int fake_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
                           struct ibv_recv_wr **bad);
 static int fake_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc);
+static struct ibv_mw *fake_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+static int fake_dealloc_mw(struct ibv_mw *ibmw);
 
 static struct fake_ctx *fake_ctx_new(struct fake_dev *d) HO_REQUIRES(fake_lock)
 {
@@ -899,6 +1032,8 @@ static struct fake_ctx *fake_ctx_new(struct fake_dev *d) HO_REQUIRES(fake_lock)
   c->ibctx.ops.post_recv = fake_post_recv;
   c->ibctx.ops.poll_cq = fake_poll_cq;
   c->ibctx.ops.req_notify_cq = fake_req_notify_cq;
+  c->ibctx.ops.alloc_mw = fake_alloc_mw;
+  c->ibctx.ops.dealloc_mw = fake_dealloc_mw;
   pthread_mutex_init(&c->ibctx.mutex, NULL);
   fake_list_add(&fab.ctxs, &c->link);
   fab.n_live++;
@@ -958,6 +1093,10 @@ static void fake_fill_device_attr(const struct fake_dev *d,
   a->max_qp_wr = c->max_qp_wr;
   a->device_cap_flags =
       IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT;
+  if (c->mem_windows) {
+    a->device_cap_flags |= IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+    a->max_mw = 1 << 16;
+  }
   a->max_sge = c->max_sge;
   a->max_sge_rd = c->max_sge;
   a->max_cq = 1 << 16;
@@ -1074,7 +1213,7 @@ static int fake_dealloc_pd(struct ibv_pd *ibpd)
   pd = err ? NULL : FAKE_FIND(&fab.pds, ibpd, struct fake_pd);
   if (!err && !pd)
     err = EINVAL;
-  if (!err && (pd->n_mr || pd->n_qp))
+  if (!err && (pd->n_mr || pd->n_qp || pd->n_mw))
     err = EBUSY;
   if (!err) {
     pd->ctx->n_pd--;
@@ -1203,6 +1342,55 @@ static int fake_dereg_mr(struct ibv_mr *ibmr)
     fake_list_del(&mr->link);
     fab.n_live--;
     free(mr);
+  }
+  fake_leave();
+  return err;
+}
+
+/* ---- memory windows ----------------------------------------------------- */
+
+static struct ibv_mw *fake_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
+{
+  struct fake_pd *pd;
+  struct fake_mw *mw = NULL;
+  int err = fake_enter(FV_alloc_mw);
+  pd = err ? NULL : FAKE_FIND(&fab.pds, ibpd, struct fake_pd);
+  if (!err && !pd)
+    err = EINVAL;
+  if (!err && (!pd->ctx->dev->cfg.mem_windows || type != IBV_MW_TYPE_2))
+    err = EOPNOTSUPP;
+  if (!err && !(mw = calloc(1, sizeof *mw)))
+    err = ENOMEM;
+  if (!err) {
+    mw->pd = pd;
+    mw->ibmw.context = ibpd->context;
+    mw->ibmw.pd = ibpd;
+    mw->ibmw.type = type;
+    mw->ibmw.handle = fab.next_handle++;
+    mw->ibmw.rkey = (fab.next_key++ << 8) | 0x33u;
+    mw->key_now = mw->ibmw.rkey;
+    pd->n_mw++;
+    fake_list_add(&fab.mws, &mw->link);
+    fab.n_live++;
+  }
+  fake_leave();
+  if (err)
+    errno = err;
+  return mw ? &mw->ibmw : NULL;
+}
+
+static int fake_dealloc_mw(struct ibv_mw *ibmw)
+{
+  struct fake_mw *mw;
+  int err = fake_enter(FV_dealloc_mw);
+  mw = err ? NULL : FAKE_FIND(&fab.mws, ibmw, struct fake_mw);
+  if (!err && !mw)
+    err = EINVAL;
+  if (!err) {
+    mw->pd->n_mw--;
+    fake_list_del(&mw->link);
+    fab.n_live--;
+    free(mw);
   }
   fake_leave();
   return err;
@@ -1450,6 +1638,13 @@ static int fake_destroy_qp(struct ibv_qp *ibqp)
   if (!err && !qp)
     err = EINVAL;
   if (!err) {
+    for (struct fake_link *l = fab.mws.next; l != &fab.mws; l = l->next) {
+      struct fake_mw *mw = fake_container(l, struct fake_mw, link);
+      if (mw->qp == qp) {
+        mw->bound = false;
+        mw->qp = NULL;
+      }
+    }
     fake_psn_qp_gone(qp);
     fake_qp_clear(qp);
     qp->scq->n_qp--;
@@ -1684,7 +1879,8 @@ static bool fake_send_opcode_ok(enum ibv_wr_opcode op)
 {
   return op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM ||
          op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
-         op == IBV_WR_RDMA_READ;
+         op == IBV_WR_RDMA_READ || op == IBV_WR_SEND_WITH_INV ||
+         op == IBV_WR_BIND_MW || op == IBV_WR_LOCAL_INV;
 }
 
 static uint64_t fake_sge_total(const struct ibv_sge *sge, int n)
@@ -1719,9 +1915,16 @@ static void fake_swqe_fill(struct fake_qp *qp, struct fake_swqe *w,
   w->opcode = wr->opcode;
   w->flags = wr->send_flags;
   w->signaled = qp->init.sq_sig_all || (wr->send_flags & IBV_SEND_SIGNALED);
-  w->imm = wr->imm_data;
+  w->imm = wr->imm_data; /* or invalidate_rkey: the same union */
   w->raddr = wr->wr.rdma.remote_addr;
   w->rkey = wr->wr.rdma.rkey;
+  w->mw = NULL;
+  if (wr->opcode == IBV_WR_BIND_MW) {
+    w->mw = wr->bind_mw.mw;
+    w->mw_old = wr->bind_mw.mw ? wr->bind_mw.mw->rkey : 0;
+    w->rkey = wr->bind_mw.rkey;
+    w->bind = wr->bind_mw.bind_info;
+  }
   w->num_sge = wr->num_sge;
   if (wr->num_sge > 0)
     memcpy(w->sge, wr->sg_list, (size_t)wr->num_sge * sizeof *w->sge);
@@ -1736,7 +1939,10 @@ static void fake_swqe_fill(struct fake_qp *qp, struct fake_swqe *w,
   }
   w->phase = FAKE_QUEUED;
   w->status = IBV_WC_SUCCESS;
-  fake_psn_assign(qp, w);
+  if (fake_is_local_op(w->opcode))
+    w->npkts = 0; /* nothing goes on the wire */
+  else
+    fake_psn_assign(qp, w);
   w->retries_left = qp->attr.retry_cnt;
   w->rnr_left = qp->attr.rnr_retry;
 }
@@ -1847,6 +2053,8 @@ const struct ho_verbs_ops fake_verbs_ops = {
     .post_send = fake_post_send,
     .post_recv = fake_post_recv,
     .poll_cq = fake_poll_cq,
+    .alloc_mw = fake_alloc_mw,
+    .dealloc_mw = fake_dealloc_mw,
 };
 
 /* ---- control API: fabric ----------------------------------------------- */
@@ -1865,6 +2073,11 @@ static void fake_free_all(void) HO_REQUIRES(fake_lock)
     struct fake_link *l = fab.mrs.next;
     fake_list_del(l);
     free(fake_container(l, struct fake_mr, link));
+  }
+  while (fab.mws.next != &fab.mws) {
+    struct fake_link *l = fab.mws.next;
+    fake_list_del(l);
+    free(fake_container(l, struct fake_mw, link));
   }
   while (fab.pds.next != &fab.pds) {
     struct fake_link *l = fab.pds.next;
@@ -2029,6 +2242,7 @@ void fake_device_cfg_default(struct fake_device_cfg *cfg)
       .max_inline = 256,
       .phys_port_cnt = 1,
       .active_mtu = IBV_MTU_1024,
+      .mem_windows = true,
   };
 }
 
@@ -2432,4 +2646,30 @@ int fake_mr_access(struct ibv_mr *ibmr)
   a = mr ? mr->access : -1;
   fake_leave();
   return a;
+}
+
+int fake_mw_bound_count(const char *dev)
+{
+  int n = -1;
+  fake_control_lock();
+  struct fake_dev *d = fake_dev_by_name(dev);
+  if (d) {
+    n = 0;
+    for (struct fake_link *l = fab.mws.next; l != &fab.mws; l = l->next) {
+      struct fake_mw *mw = fake_container(l, struct fake_mw, link);
+      n += mw->bound && mw->pd->ctx->dev == d;
+    }
+  }
+  fake_leave();
+  return n;
+}
+
+int fake_mw_live_count(void)
+{
+  int n = 0;
+  fake_control_lock();
+  for (struct fake_link *l = fab.mws.next; l != &fab.mws; l = l->next)
+    n++;
+  fake_leave();
+  return n;
 }

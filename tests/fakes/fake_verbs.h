@@ -69,6 +69,35 @@
  *   object is live (EINVAL otherwise) and unused (EBUSY: a PD with MRs or
  *   QPs, a CQ with QPs, a context with PDs, CQs or QPs).
  *
+ * MEMORY WINDOWS (type 2, as IBTA's type 2B; a device without
+ * fake_device_cfg.mem_windows refuses alloc_mw with EOPNOTSUPP and does not
+ * report IBV_DEVICE_MEM_WINDOW_TYPE_2B)
+ * - alloc_mw(pd, IBV_MW_TYPE_2) gives an unbound window with an rkey whose
+ *   top 24 bits are its index; type 1 is EOPNOTSUPP. dealloc_mw unbinds.
+ *   A PD with windows cannot be deallocated (EBUSY).
+ * - IBV_WR_BIND_MW (post_send, RTS) binds wr.bind_mw.mw over bind_info's
+ *   [addr, +length) of bind_info.mr with bind_info.mw_access_flags, under
+ *   wr.bind_mw.rkey (same top 24 bits as the window's, the low byte the
+ *   consumer's). It fails with IBV_WC_MW_BIND_ERR (the QP to ERR) unless
+ *   the window is unbound and of the QP's PD, the MR is live, of the PD,
+ *   registered with IBV_ACCESS_MW_BIND, covers the range, and (for remote
+ *   write) has local write. Binding is local: it completes in order with
+ *   the QP's other WRs and moves nothing on the wire. As rxe (which names
+ *   the window to the kernel by it), the window's ibmw.rkey when the bind
+ *   is posted must be its current key, and a type-2 bind does not update
+ *   it: the consumer sets mw->rkey to the new key itself.
+ * - Remote READ/WRITE under a window's rkey need the window bound, through
+ *   the QP it was bound on, within its range, with the access; otherwise
+ *   IBV_WC_REM_ACCESS_ERR as for an MR (counted in remote_access_errors).
+ * - IBV_WR_LOCAL_INV (invalidate_rkey) unbinds a window bound on the
+ *   device, of the QP's PD; a key that names no bound window fails with
+ *   IBV_WC_LOC_PROT_ERR. IBV_WR_SEND_WITH_INV unbinds the responder's
+ *   window named by invalidate_rkey when the SEND lands (it must be bound
+ *   and of the responder QP's PD, else the receive fails with
+ *   IBV_WC_LOC_PROT_ERR and the requester gets IBV_WC_REM_OP_ERR); the
+ *   receive completion has IBV_WC_WITH_INV and invalidated_rkey.
+ * - A window's QP being destroyed unbinds it.
+ *
  * PSN MODE (fake_fabric_set_psn; off by default, and then none of this)
  * - Each message takes one PSN per path-MTU packet (a READ: per response
  *   packet), at least one, from the QP's sq_psn (set at RTS) on, assigned
@@ -249,6 +278,7 @@ struct fake_device_cfg {
   /* IPv4 address (host byte order) of the default GIDs; 0: 10.0.0.<n>
    * with n the device's 1-based position in the fabric. */
   uint32_t ipv4;
+  bool mem_windows;        /* type-2 memory windows; true */
 };
 
 /* Fills cfg with the defaults above. */
@@ -299,6 +329,11 @@ struct fake_dev_stats {
   uint64_t seq_naks;       /* responder: NAK sequence errors sent */
   uint64_t acks_lost;      /* responder: responses lost before they left */
   uint64_t stale_responses; /* requester: responses matching nothing */
+  /* Memory windows, and what the responder refused: */
+  uint64_t mw_binds;       /* windows bound by this device's QPs */
+  uint64_t mw_invalidations; /* windows unbound by LOCAL_INV or SEND_WITH_INV */
+  uint64_t remote_access_errors; /* responder: READ/WRITE refused (rkey,
+                                    range, access, window's QP) */
 };
 
 int fake_device_stats(const char *dev, struct fake_dev_stats *out);
@@ -380,5 +415,11 @@ int fake_cq_depth(struct ibv_cq *cq);
 
 /* Access flags of a live MR, -1 otherwise. */
 int fake_mr_access(struct ibv_mr *mr);
+
+/* Windows of the device that are bound now (-1: no such device). */
+int fake_mw_bound_count(const char *dev);
+
+/* Windows alive on the whole fabric. */
+int fake_mw_live_count(void);
 
 #endif

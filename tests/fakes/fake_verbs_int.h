@@ -86,7 +86,7 @@ struct fake_pd {
   struct ibv_pd ibpd;
   struct fake_link link;
   struct fake_ctx *ctx;
-  unsigned n_mr, n_qp;
+  unsigned n_mr, n_qp, n_mw;
 };
 
 struct fake_mr {
@@ -100,6 +100,19 @@ struct fake_mr {
 };
 
 struct fake_qp;
+
+/* A type-2 memory window: valid (bound) over [addr, +len) of an MR with
+ * `access`, reachable only through the QP it was bound on. */
+struct fake_mw {
+  struct ibv_mw ibmw;
+  struct fake_link link;
+  struct fake_pd *pd;
+  uint32_t key_now; /* the key it answers to; ibmw.rkey is the consumer's */
+  bool bound;
+  struct fake_qp *qp;
+  uint64_t addr, len;
+  int access;
+};
 
 struct fake_cqe {
   struct ibv_wc wc;
@@ -133,6 +146,9 @@ struct fake_swqe {
   uint8_t *inl;        /* the slot's inline buffer */
   uint32_t inl_len;
   uint64_t len; /* message length */
+  struct ibv_mw *mw; /* IBV_WR_BIND_MW: the window, bound with rkey */
+  uint32_t mw_old;   /* its ibmw.rkey when posted: must be its key now */
+  struct ibv_mw_bind_info bind;
   uint32_t psn, npkts; /* PSN mode: first PSN, PSNs the message takes */
   enum fake_phase phase;
   enum fake_wait wait;
@@ -186,6 +202,7 @@ _Static_assert(offsetof(struct fake_ctx, ibctx) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_pd, ibpd) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_mr, ibmr) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_cq, ibcq) == 0, "ibv struct first");
+_Static_assert(offsetof(struct fake_mw, ibmw) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_qp, ibqp) == 0, "ibv struct first");
 
 #define FAKE_VERB_LIST(X)                                                   \
@@ -193,7 +210,7 @@ _Static_assert(offsetof(struct fake_qp, ibqp) == 0, "ibv struct first");
   X(close_device) X(query_device) X(query_port) X(query_gid) X(alloc_pd)    \
   X(dealloc_pd) X(reg_mr) X(reg_dmabuf_mr) X(dereg_mr) X(create_cq)         \
   X(destroy_cq) X(create_qp) X(modify_qp) X(query_qp) X(destroy_qp)         \
-  X(post_send) X(post_recv) X(poll_cq)
+  X(post_send) X(post_recv) X(poll_cq) X(alloc_mw) X(dealloc_mw)
 
 #define FAKE_VERB_ENUM(n) FV_##n,
 enum fake_verb { FAKE_VERB_LIST(FAKE_VERB_ENUM) FV_COUNT };
@@ -208,7 +225,7 @@ struct fake_fabric {
   bool ready;
   struct fake_dev *dev[FAKE_MAX_DEVICES];
   int n_dev;
-  struct fake_link ctxs, pds, mrs, cqs, qps;
+  struct fake_link ctxs, pds, mrs, mws, cqs, qps;
   int n_live;
   double scale;
   bool manual;

@@ -141,7 +141,10 @@ static int sim_recv(void *ctx, char *reply, size_t *len)
   default: break;
   }
   switch (r->start_result) {
-  case HO_ENGINE_STARTED: return put_reply(r->reply, reply, len);
+  case HO_ENGINE_STARTED:
+    if (r->on_reply)
+      r->on_reply(r);
+    return put_reply(r->reply, reply, len);
   case HO_ENGINE_DECLINE: return put_reply("501", reply, len);
   default: return -1; /* 400 / 503: no reply header */
   }

@@ -50,6 +50,9 @@ struct sim_request {
   char reply[HO_ENGINE_REPLY_MAX];
   /* A callback may run a nested call (for reentrancy tests). */
   void (*on_send)(struct sim_request *r);
+  /* May rewrite the engine's reply before the client sees it (a hostile or
+   * broken server). */
+  void (*on_reply)(struct sim_request *r);
   void *user;
 };
 

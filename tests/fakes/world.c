@@ -32,7 +32,13 @@ static int describe_nic(struct world *w, const char *name, const char *bus)
 
 int world_add_nic(struct world *w, const char *name, const char *bus_id)
 {
-  if (fake_device_add(name, NULL) != 0)
+  return world_add_nic_cfg(w, name, bus_id, NULL);
+}
+
+int world_add_nic_cfg(struct world *w, const char *name, const char *bus_id,
+                      const struct fake_device_cfg *cfg)
+{
+  if (fake_device_add(name, cfg) != 0)
     return -1;
   return describe_nic(w, name, bus_id);
 }

@@ -26,6 +26,10 @@ struct world {
 int world_create(struct world *w, const struct ho_gpu_ops *gpu);
 /* Adds another NIC to fabric and sysfs. */
 int world_add_nic(struct world *w, const char *name, const char *bus_id);
+/* The same with a device configuration (NULL: defaults). */
+struct fake_device_cfg;
+int world_add_nic_cfg(struct world *w, const char *name, const char *bus_id,
+                      const struct fake_device_cfg *cfg);
 void world_destroy(struct world *w);
 
 /* ho_init_with() on this world with nicHint (NULL allowed), gpuDevice -1. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The options parser on arbitrary values: the input is split at NUL bytes
- * into up to nine values, given in turn to HIPOBJ_MAX_TRANSFERS,
+ * into up to twelve values, given in turn to HIPOBJ_MAX_TRANSFERS,
  * HIPOBJ_STAGE_TIMEOUT_MS, HIPOBJ_TRANSFER_TIMEOUT_MS, HIPOBJ_DMABUF,
  * HIPOBJ_REQUIRE_GPU_DIRECT, HIPOBJ_RDMA_DEBUG, HIPOBJ_GPU_RUNTIME,
- * HIPOBJ_MAX_CONNECTIONS and HIPOBJ_IDLE_TIMEOUT_MS.
+ * HIPOBJ_MAX_CONNECTIONS, HIPOBJ_IDLE_TIMEOUT_MS, HIPOBJ_WAIT_TIMEOUT_MS,
+ * HIPOBJ_SCOPED_TOKENS and HIPOBJ_REQUIRE_SCOPED_TOKENS.
  * Whatever they hold, every field must stay in its documented range. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,14 +12,15 @@
 
 #include "options.h"
 
-#define NVARS 9
+#define NVARS 12
 
 static const char *const names[NVARS] = {
     "HIPOBJ_MAX_TRANSFERS",      "HIPOBJ_STAGE_TIMEOUT_MS",
     "HIPOBJ_TRANSFER_TIMEOUT_MS", "HIPOBJ_DMABUF",
     "HIPOBJ_REQUIRE_GPU_DIRECT", "HIPOBJ_RDMA_DEBUG",
     "HIPOBJ_GPU_RUNTIME",        "HIPOBJ_MAX_CONNECTIONS",
-    "HIPOBJ_IDLE_TIMEOUT_MS",
+    "HIPOBJ_IDLE_TIMEOUT_MS",    "HIPOBJ_WAIT_TIMEOUT_MS",
+    "HIPOBJ_SCOPED_TOKENS",      "HIPOBJ_REQUIRE_SCOPED_TOKENS",
 };
 
 struct values {
@@ -45,6 +47,8 @@ static void check(const struct ho_options *o)
   if (o->max_connections > 4096)
     abort();
   if (o->idle_timeout_ms < 1 || o->idle_timeout_ms > 86400000u)
+    abort();
+  if (o->wait_timeout_ms < 1 || o->wait_timeout_ms > 86400000u)
     abort();
   if (!memchr(o->gpu_runtime, '\0', sizeof o->gpu_runtime))
     abort();

@@ -303,6 +303,87 @@ static void version1_server(void **state)
   assert_int_equal(pool().connections_reused, 0);
 }
 
+/* A raw client that sends one ready of its own making for a GET of 4096
+ * bytes and returns the final it gets; mem is where the server may write. */
+static struct ho_msg raw_ready(struct fixture *f, const struct ho_msg *tmpl,
+                               uint8_t *mem)
+{
+  struct ho_device *d = NULL;
+  assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
+                   hipObjSuccess);
+  struct ho_conn_attr attr = {8, 8, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn *c = NULL;
+  assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
+  struct ibv_mr *mr = fake_verbs_ops.reg_mr(d->pd, mem, 4096, attr.qp_access |
+                                                                  IBV_ACCESS_LOCAL_WRITE);
+  struct ho_token t;
+  ho_conn_token(c, &t);
+  t.rkey = mr->rkey;
+  t.addr = (uintptr_t)mem;
+  t.len = 4096;
+  char tok[HO_TOKEN_HEX + 1];
+  ho_token_encode(&t, tok);
+  struct sim_request r;
+  sim_request_init(&r, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
+  struct ho_reply rep;
+  assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
+  uint64_t cookie = rep.peer.addr;
+  assert_int_equal(ho_conn_post_msg_recv(c), hipObjSuccess);
+  assert_int_equal(ho_conn_connect(c, &rep.peer,
+                                   ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
+                                   ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT)),
+                   hipObjSuccess);
+  struct ho_msg ready = *tmpl;
+  ready.cookie = cookie;
+  assert_int_equal(ho_conn_send_msg(c, &ready), hipObjSuccess);
+  bool pending = true;
+  struct ho_msg fin;
+  assert_int_equal(ho_conn_wait_msg(c, &pending, UINT64_MAX, &fin), hipObjSuccess);
+  ho_conn_retire(c);
+  ho_conn_destroy(c);
+  fake_verbs_ops.dereg_mr(mr);
+  ho_device_close(d);
+  return fin;
+}
+
+/* A ready whose status is not 0 is malformed: final status 4, nothing
+ * moves. */
+static void ready_with_status_is_refused(void **state)
+{
+  struct fixture *f = *state;
+  uint8_t *mem = malloc(4096);
+  memset(mem, 0xee, 4096);
+  struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V2,
+                         .status = 1, .bytes = 4096, .op = HO_WIRE_GET};
+  struct ho_msg fin = raw_ready(f, &ready, mem);
+  assert_int_equal(fin.status, HO_FINAL_BAD_REQUEST);
+  assert_int_equal(fin.bytes, 0);
+  for (int i = 0; i < 4096; i++)
+    assert_int_equal(mem[i], 0xee);
+  ready.status = 0; /* the same ready, well formed, moves the bytes */
+  fin = raw_ready(f, &ready, mem);
+  assert_int_equal(fin.status, HO_FINAL_OK);
+  assert_memory_equal(mem, f->a.object, 4096);
+  free(mem);
+}
+
+/* The engine refuses a ready for another operation (a GET token served as
+ * a PUT): final status 4, nothing moves. */
+static void ready_mismatch_is_refused(void **state)
+{
+  struct fixture *f = *state;
+  uint8_t *mem = malloc(4096);
+  memset(mem, 0xee, 4096);
+  struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V2,
+                         .bytes = 4096, .op = HO_WIRE_PUT};
+  struct ho_msg fin = raw_ready(f, &ready, mem);
+  assert_int_equal(fin.status, HO_FINAL_BAD_REQUEST);
+  for (int i = 0; i < 4096; i++)
+    assert_int_equal(mem[i], 0xee);
+  free(mem);
+}
+
 /* A version-1 client (ready version 1, no spare): the server serves it and
  * retires the connection after the transfer. */
 static void version1_client(void **state)
@@ -441,6 +522,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(offer_not_proposed_fails, setup, teardown),
       cmocka_unit_test_setup_teardown(silent_tokens_are_reclaimed,
                                       setup_four_workers, teardown),
+      cmocka_unit_test_setup_teardown(ready_with_status_is_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(ready_mismatch_is_refused, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1371,6 +1371,166 @@ static void test_cq_overflow_and_sq_release(void **state)
 
 /* ---- dma-buf ----------------------------------------------------------- */
 
+/* ---- memory windows ---------------------------------------------------- */
+
+/* Posts a signaled bind of mw over [off, +len) of mr on s's QP and returns
+ * its completion status; *rkey gets the window's new rkey. */
+static enum ibv_wc_status bind_window(struct side *s, struct ibv_mw *mw,
+                                      struct ibv_mr *mr, size_t off,
+                                      uint64_t len, int access, uint32_t *rkey)
+{
+  struct ibv_wc wc;
+  struct ibv_send_wr wr = {.wr_id = 5, .opcode = IBV_WR_BIND_MW,
+                           .send_flags = IBV_SEND_SIGNALED};
+  struct ibv_send_wr *bad = NULL;
+  wr.bind_mw.mw = mw;
+  wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+  wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+      mr, (uintptr_t)(s->buf + off), len, (unsigned)access};
+  assert_int_equal(V->post_send(s->qp, &wr, &bad), 0);
+  assert_int_equal(poll_wait(s->cq, &wc, 200), 1);
+  if (wc.status == IBV_WC_SUCCESS) {
+    assert_int_equal(wc.opcode, IBV_WC_BIND_MW);
+    *rkey = wr.bind_mw.rkey;
+    mw->rkey = *rkey; /* the consumer's part of a type-2 bind */
+  }
+  return wc.status;
+}
+
+static enum ibv_wc_status local_inv(struct side *s, uint32_t rkey)
+{
+  struct ibv_wc wc;
+  struct ibv_send_wr wr = {.wr_id = 6, .opcode = IBV_WR_LOCAL_INV,
+                           .send_flags = IBV_SEND_SIGNALED,
+                           .invalidate_rkey = rkey};
+  struct ibv_send_wr *bad = NULL;
+  assert_int_equal(V->post_send(s->qp, &wr, &bad), 0);
+  assert_int_equal(poll_wait(s->cq, &wc, 200), 1);
+  return wc.status;
+}
+
+/* cli writes len bytes at srv.buf + off under rkey; the status at cli. */
+static enum ibv_wc_status write_under(struct env *e, uint32_t rkey, size_t off,
+                                      uint32_t len, enum ibv_wr_opcode op)
+{
+  struct ibv_wc wc;
+  struct ibv_sge sge = {(uintptr_t)e->cli.buf, len, e->cli.mr->lkey};
+  struct ibv_send_wr wr = {.wr_id = 9, .sg_list = &sge, .num_sge = 1,
+                           .opcode = op, .send_flags = IBV_SEND_SIGNALED,
+                           .wr.rdma = {(uintptr_t)(e->srv.buf + off), rkey}};
+  struct ibv_send_wr *bad = NULL;
+  assert_int_equal(V->post_send(e->cli.qp, &wr, &bad), 0);
+  assert_int_equal(poll_wait(e->cli.cq, &wc, 500), 1);
+  return wc.status;
+}
+
+/* A type-2 window grants its range, its access, through its QP, until it
+ * is invalidated (locally or by a SEND_WITH_INV); an MR without remote
+ * access grants nothing. */
+static void test_memory_windows(void **state)
+{
+  struct env *e = *state;
+  struct ibv_device_attr da;
+  assert_int_equal(V->query_device(e->srv.ctx, &da), 0);
+  assert_true(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+  assert_null(V->alloc_mw(e->srv.pd, IBV_MW_TYPE_1));
+  assert_int_equal(errno, EOPNOTSUPP);
+  struct ibv_mr *local = V->reg_mr(e->srv.pd, e->srv.buf, BUF,
+                                   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+  struct ibv_mr *nobind = V->reg_mr(e->srv.pd, e->srv.buf, BUF,
+                                    IBV_ACCESS_LOCAL_WRITE);
+  struct ibv_mw *mw = ibv_alloc_mw(e->srv.pd, IBV_MW_TYPE_2); /* inline */
+  assert_non_null(mw);
+  assert_int_equal(V->dealloc_pd(e->srv.pd), EBUSY);
+  connect_pair(&e->cli, &e->srv);
+  uint32_t rkey = 0;
+  fill(e->cli.buf, 4096, 3);
+  memset(e->srv.buf, 0, BUF);
+  /* Bind over [4096, 8192) for remote write: in range lands ... */
+  assert_int_equal(bind_window(&e->srv, mw, local, 4096, 4096,
+                               IBV_ACCESS_REMOTE_WRITE, &rkey), IBV_WC_SUCCESS);
+  assert_int_equal(fake_mw_bound_count("fake_srv0"), 1);
+  assert_int_equal(write_under(e, rkey, 4096, 4096, IBV_WR_RDMA_WRITE),
+                   IBV_WC_SUCCESS);
+  assert_memory_equal(e->srv.buf + 4096, e->cli.buf, 4096);
+  /* ... a second bind of a bound window fails ... */
+  assert_int_equal(bind_window(&e->srv, mw, local, 0, 4096,
+                               IBV_ACCESS_REMOTE_WRITE, &rkey), IBV_WC_MW_BIND_ERR);
+  fresh_pair(e);
+  /* ... one byte before the range is refused, nothing lands ... */
+  assert_int_equal(write_under(e, rkey, 4095, 2, IBV_WR_RDMA_WRITE),
+                   IBV_WC_REM_ACCESS_ERR);
+  assert_int_equal(e->srv.buf[4095], 0);
+  assert_true(dev_stats("fake_srv0").remote_access_errors >= 1);
+  fresh_pair(e);
+  /* ... a READ needs remote read ... */
+  assert_int_equal(write_under(e, rkey, 4096, 16, IBV_WR_RDMA_READ),
+                   IBV_WC_REM_ACCESS_ERR);
+  fresh_pair(e);
+  /* ... the MR's own rkey grants nothing ... */
+  assert_int_equal(write_under(e, local->rkey, 4096, 16, IBV_WR_RDMA_WRITE),
+                   IBV_WC_REM_ACCESS_ERR);
+  fresh_pair(e);
+  /* ... and after a local invalidation the window is closed. */
+  assert_int_equal(local_inv(&e->srv, rkey), IBV_WC_SUCCESS);
+  assert_int_equal(fake_mw_bound_count("fake_srv0"), 0);
+  assert_int_equal(local_inv(&e->srv, rkey), IBV_WC_LOC_PROT_ERR);
+  fresh_pair(e);
+  assert_int_equal(write_under(e, rkey, 4096, 16, IBV_WR_RDMA_WRITE),
+                   IBV_WC_REM_ACCESS_ERR);
+  /* An MR without IBV_ACCESS_MW_BIND cannot carry a window. */
+  fresh_pair(e);
+  assert_int_equal(bind_window(&e->srv, mw, nobind, 0, 4096,
+                               IBV_ACCESS_REMOTE_WRITE, &rkey), IBV_WC_MW_BIND_ERR);
+  /* SEND_WITH_INV closes the receiver's window when it lands. */
+  fresh_pair(e);
+  assert_int_equal(bind_window(&e->srv, mw, local, 0, 4096,
+                               IBV_ACCESS_REMOTE_READ, &rkey), IBV_WC_SUCCESS);
+  assert_int_equal(post_recv(&e->srv, 21, 8192, 64), 0);
+  struct ibv_sge sge = {(uintptr_t)e->cli.buf, 8, e->cli.mr->lkey};
+  struct ibv_send_wr wr = {.wr_id = 22, .sg_list = &sge, .num_sge = 1,
+                           .opcode = IBV_WR_SEND_WITH_INV,
+                           .send_flags = IBV_SEND_SIGNALED,
+                           .invalidate_rkey = rkey};
+  struct ibv_send_wr *bad = NULL;
+  struct ibv_wc wc;
+  assert_int_equal(V->post_send(e->cli.qp, &wr, &bad), 0);
+  assert_int_equal(poll_wait(e->cli.cq, &wc, 200), 1);
+  expect_wc(&wc, 22, IBV_WC_SUCCESS, IBV_WC_SEND);
+  assert_int_equal(poll_wait(e->srv.cq, &wc, 200), 1);
+  expect_wc(&wc, 21, IBV_WC_SUCCESS, IBV_WC_RECV);
+  assert_true(wc.wc_flags & IBV_WC_WITH_INV);
+  assert_int_equal(wc.invalidated_rkey, rkey);
+  assert_int_equal(fake_mw_bound_count("fake_srv0"), 0);
+  /* A second one names no bound window: the receive fails. */
+  assert_int_equal(post_recv(&e->srv, 23, 8192, 64), 0);
+  assert_int_equal(V->post_send(e->cli.qp, &wr, &bad), 0);
+  assert_int_equal(poll_wait(e->cli.cq, &wc, 200), 1);
+  expect_wc(&wc, 22, IBV_WC_REM_OP_ERR, IBV_WC_SEND);
+  assert_int_equal(V->dealloc_mw(mw), 0);
+  assert_int_equal(V->dereg_mr(local), 0);
+  assert_int_equal(V->dereg_mr(nobind), 0);
+}
+
+/* A device without windows says so, and refuses them. */
+static void test_no_memory_windows(void **state)
+{
+  (void)state;
+  struct fake_device_cfg cfg;
+  fake_device_cfg_default(&cfg);
+  cfg.mem_windows = false;
+  assert_int_equal(fake_device_add("fake_old0", &cfg), 0);
+  struct side s;
+  side_open(&s, "fake_old0");
+  struct ibv_device_attr da;
+  assert_int_equal(V->query_device(s.ctx, &da), 0);
+  assert_false(da.device_cap_flags & (IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+                                      IBV_DEVICE_MEM_WINDOW_TYPE_2B));
+  assert_null(V->alloc_mw(s.pd, IBV_MW_TYPE_2));
+  assert_int_equal(errno, EOPNOTSUPP);
+  side_close(&s);
+}
+
 static void test_dmabuf(void **state)
 {
   struct env *e = *state;
@@ -1909,6 +2069,8 @@ int main(void)
       T(test_reads_in_flight),
       T(test_cq_overflow_and_sq_release),
       T(test_dmabuf),
+      T(test_memory_windows),
+      T(test_no_memory_windows),
       T(test_header_inline_ops),
       T(test_psn_in_order),
       T(test_psn_ack_delay),

@@ -111,9 +111,12 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->transfer_timeout_ms, 5000);
   assert_int_equal(o->max_connections, 0); /* twice max_transfers */
   assert_int_equal(o->idle_timeout_ms, 30000);
+  assert_int_equal(o->wait_timeout_ms, 10000);
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
   assert_false(o->rdma_debug);
+  assert_true(o->scoped_tokens);
+  assert_false(o->require_scoped_tokens);
   assert_string_equal(o->gpu_runtime, "auto");
 }
 
@@ -138,7 +141,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 9); /* each variable read once */
+  assert_int_equal(e.lookups, 12); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -256,6 +259,17 @@ static void test_transfer_timeout(void **state)
                     "using 5000");
 }
 
+static void test_wait_timeout(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {{"1", 1}, {"250", 250}, {"86400000", 86400000}};
+  check_int_valid("HIPOBJ_WAIT_TIMEOUT_MS", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, wait_timeout_ms));
+  static const char *const bad[] = {"0", "86400001"};
+  check_int_invalid("HIPOBJ_WAIT_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
+                    "using 10000");
+}
+
 /* An invalid value keeps what the struct held, and says so. */
 static void test_invalid_keeps_current_value(void **state)
 {
@@ -347,6 +361,19 @@ static void test_rdma_debug(void **state)
   };
   check_bools("HIPOBJ_RDMA_DEBUG", cases, sizeof cases / sizeof cases[0],
               offsetof(struct ho_options, rdma_debug));
+}
+
+static void test_scoped_tokens(void **state)
+{
+  (void)state;
+  static const struct bool_case cases[] = {
+      {"0", false}, {"off", false}, {"1", true}, {"on", true}, {"n", false},
+  };
+  check_bools("HIPOBJ_SCOPED_TOKENS", cases, sizeof cases / sizeof cases[0],
+              offsetof(struct ho_options, scoped_tokens));
+  check_bools("HIPOBJ_REQUIRE_SCOPED_TOKENS", cases,
+              sizeof cases / sizeof cases[0],
+              offsetof(struct ho_options, require_scoped_tokens));
 }
 
 /* ---- the GPU runtime ----------------------------------------------------- */
@@ -481,6 +508,8 @@ int main(void)
       cmocka_unit_test(test_max_transfers_invalid),
       cmocka_unit_test(test_stage_timeout),
       cmocka_unit_test(test_transfer_timeout),
+      cmocka_unit_test(test_wait_timeout),
+      cmocka_unit_test(test_scoped_tokens),
       cmocka_unit_test(test_invalid_keeps_current_value),
       cmocka_unit_test(test_empty_is_unset),
       cmocka_unit_test(test_dmabuf),

@@ -277,6 +277,31 @@ static void offers_and_tags(void **state)
   assert_int_equal(ho_conn_tag(v2.conn_id), 0xa1);
 }
 
+/* The server token's fixed fields: RC, no tag, a port, the LID of the
+ * link layer. */
+static void server_token_fields(void **state)
+{
+  (void)state;
+  struct ho_token t = {.transport = HO_TRANSPORT_RC, .qpn = 0x000123, .port = 1};
+  assert_true(ho_server_token_ok(&t, true));
+  t.qpn = 0x01000123;
+  assert_false(ho_server_token_ok(&t, true));
+  t.qpn = 0x123;
+  t.port = 0;
+  assert_false(ho_server_token_ok(&t, true));
+  t.port = 2;
+  t.lid = 7;
+  assert_false(ho_server_token_ok(&t, true)); /* RoCE: LID 0 */
+  assert_true(ho_server_token_ok(&t, false)); /* InfiniBand: unicast LID */
+  t.lid = 0;
+  assert_false(ho_server_token_ok(&t, false));
+  t.lid = 0xc000; /* multicast */
+  assert_false(ho_server_token_ok(&t, false));
+  t.lid = 0;
+  t.transport = HO_TRANSPORT_DC;
+  assert_false(ho_server_token_ok(&t, true));
+}
+
 static void psns_from_cookie(void **state)
 {
   (void)state;
@@ -316,7 +341,7 @@ int main(void)
       cmocka_unit_test(client_nic),        cmocka_unit_test(reply_grammar),
       cmocka_unit_test(reply_hostile),     cmocka_unit_test(messages_v1),
       cmocka_unit_test(messages_v2),
-      cmocka_unit_test(offers_and_tags),
+      cmocka_unit_test(offers_and_tags),   cmocka_unit_test(server_token_fields),
       cmocka_unit_test(psns_from_cookie),  cmocka_unit_test(pure_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -46,6 +47,26 @@ static int setup(void **state)
   fill(f->peer.object, OBJ_SIZE, 7);
   f->buf = aligned_alloc(4096, BUF_SIZE);
   memset(f->buf, 0xee, BUF_SIZE);
+  if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+/* As setup, with a pool wait of 200 ms. */
+static int setup_short_wait(void **state)
+{
+  struct fixture *f = calloc(1, sizeof *f);
+  if (!f || world_create(&f->w, NULL) != 0)
+    return -1;
+  f->w.opts.wait_timeout_ms = 200;
+  if (world_init(&f->w, NULL) != hipObjSuccess &&
+      world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
+    return -1;
+  if (sim_peer_create(&f->peer, &f->w.plat, NULL, OBJ_SIZE) != 0)
+    return -1;
+  fill(f->peer.object, OBJ_SIZE, 7);
+  f->buf = aligned_alloc(4096, BUF_SIZE);
   if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
     return -1;
   *state = f;
@@ -184,6 +205,56 @@ static void s3_side_failures(void **state)
   assert_memory_equal(f->buf, f->peer.object, 4096);
 }
 
+/* Rewrites one field of the server token in the engine's reply. */
+enum token_field { TF_TRANSPORT, TF_QPN_TOP, TF_PORT, TF_LID, TF_OFFER };
+static enum token_field tampered_field;
+
+static void tamper_reply(struct sim_request *r)
+{
+  struct ho_reply rep;
+  assert_true(ho_reply_parse(r->reply, strlen(r->reply), &rep));
+  switch (tampered_field) {
+  case TF_TRANSPORT: rep.peer.transport = HO_TRANSPORT_DC; break;
+  case TF_QPN_TOP: rep.peer.qpn |= 0x01000000u; break;
+  case TF_PORT: rep.peer.port = 0; break;
+  case TF_LID: rep.peer.lid = 5; break; /* an InfiniBand LID on RoCE */
+  case TF_OFFER: rep.peer.rkey |= 0x00010000u; break;
+  }
+  ho_token_encode(&rep.peer, r->reply + 4);
+}
+
+/* A server token that breaks the token's rules is a malformed reply:
+ * hipObjS3Error, nothing moves, and the next transfer works. */
+static void malformed_server_token(void **state)
+{
+  struct fixture *f = *state;
+  static const enum token_field fields[] = {TF_TRANSPORT, TF_QPN_TOP, TF_PORT,
+                                            TF_LID, TF_OFFER};
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+    for (int k = 0; k < 2; k++) {
+      const int op = k == 0 ? HIPOBJ_RDMA_OP_GET : HIPOBJ_RDMA_OP_PUT;
+      struct sim_request r;
+      sim_request_init(&r, &f->peer, op, 0, 4096);
+      r.on_reply = tamper_reply;
+      tampered_field = fields[i];
+      memset(f->buf, 0xee, 4096);
+      memset(f->peer.object, 0x11, 4096);
+      hipObjOpError_t e =
+          op == HIPOBJ_RDMA_OP_GET
+              ? hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError
+              : hipObjPut(NULL, f->buf, 4096, 0, &sim_ops, &r).opError;
+      assert_int_equal(e, hipObjS3Error);
+      for (int j = 0; j < 4096; j++) {
+        assert_int_equal(f->buf[j], 0xee);
+        assert_int_equal(f->peer.object[j], 0x11);
+      }
+    }
+  }
+  fill(f->peer.object, 4096, 9);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+}
+
 static void decline_for_a_too_short_token(void **state)
 {
   struct fixture *f = *state;
@@ -293,9 +364,10 @@ static void exact_attributes(void **state)
   assert_true(seen);
   struct ho_buf *b = ho_buffers_find(inst->buffers, f->buf);
   assert_non_null(b);
+  /* Scoped tokens: the MR grants no remote access, only windows. */
+  assert_true(inst->config.scoped);
   assert_int_equal(fake_mr_access(b->mr), IBV_ACCESS_LOCAL_WRITE |
-                                              IBV_ACCESS_REMOTE_READ |
-                                              IBV_ACCESS_REMOTE_WRITE);
+                                              IBV_ACCESS_MW_BIND);
   assert_int_equal(b->kind, HO_BUF_HOST);
   ho_buf_put(b);
   ho_instance_put(inst);
@@ -461,6 +533,66 @@ static void application_driven_transfer(void **state)
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
 }
 
+/* A token pointer is a handle that is never reused: after a put, a stale
+ * complete or put names no transfer, even when other tokens were made
+ * since (with malloc, the next token got the freed address and a stale put
+ * released it). */
+static void stale_tokens_name_nothing(void **state)
+{
+  struct fixture *f = *state;
+  enum { N = 200 };
+  static char *seen[N];
+  char *stale = NULL, *live = NULL;
+  assert_int_equal(hipObjGetRdmaToken(f->buf, 4096, HIPOBJ_RDMA_OP_GET, &stale).opError,
+                   hipObjSuccess);
+  assert_int_equal(hipObjPutRdmaToken(stale).opError, hipObjSuccess);
+  for (int i = 0; i < N; i++) {
+    assert_int_equal(hipObjGetRdmaToken(f->buf, 4096, HIPOBJ_RDMA_OP_GET, &seen[i]).opError,
+                     hipObjSuccess);
+    assert_ptr_not_equal(seen[i], stale);
+    for (int j = 0; j < i; j++)
+      assert_ptr_not_equal(seen[i], seen[j]);
+    if (i < N - 1)
+      assert_int_equal(hipObjPutRdmaToken(seen[i]).opError, hipObjSuccess);
+  }
+  live = seen[N - 1];
+  /* The stale and the put ones act on nothing; the live one is intact. */
+  assert_int_equal(hipObjPutRdmaToken(stale).opError, hipObjInvalidValue);
+  assert_int_equal(hipObjPutRdmaToken(seen[0]).opError, hipObjInvalidValue);
+  assert_int_equal(hipObjCompleteRdmaTransfer(seen[1], "200", 3).opError,
+                   hipObjInvalidValue);
+  struct sim_request r;
+  sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(sim_ops.sendRequest(&r, live, HO_TOKEN_HEX), 0);
+  memset(f->buf, 0, 4096);
+  assert_int_equal(hipObjCompleteRdmaTransfer(live, r.reply, strlen(r.reply)).opError,
+                   hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+  assert_int_equal(hipObjPutRdmaToken(live).opError, hipObjSuccess);
+  assert_int_equal(hipObjPutRdmaToken(live).opError, hipObjInvalidValue);
+}
+
+/* A transfer waits for a free connection at most HIPOBJ_WAIT_TIMEOUT_MS,
+ * then gets hipObjBusy (it waited for ever). */
+static void pool_wait_is_bounded(void **state)
+{
+  struct fixture *f = *state;
+  char *held[4];
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(hipObjGetRdmaToken(f->buf, 16, HIPOBJ_RDMA_OP_GET, &held[i]).opError,
+                     hipObjSuccess);
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjBusy);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  int64_t ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+  assert_true(ms >= 190 && ms < 5000);
+  assert_int_equal(hipObjPutRdmaToken(held[0]).opError, hipObjSuccess);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  for (int i = 1; i < 4; i++)
+    assert_int_equal(hipObjPutRdmaToken(held[i]).opError, hipObjSuccess);
+}
+
 /* A buffer of exactly 4 GiB registers; one byte more does not; the last
  * bytes of it transfer. The memory is reserved, not touched. */
 static void four_gib_limit(void **state)
@@ -493,6 +625,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(puts_keep_several_reads_in_flight, setup, teardown),
       cmocka_unit_test_setup_teardown(bad_arguments, setup, teardown),
       cmocka_unit_test_setup_teardown(s3_side_failures, setup, teardown),
+      cmocka_unit_test_setup_teardown(malformed_server_token, setup, teardown),
       cmocka_unit_test_setup_teardown(decline_for_a_too_short_token, setup, teardown),
       cmocka_unit_test_setup_teardown(server_never_sends_final, setup, teardown),
       cmocka_unit_test_setup_teardown(final_with_wrong_cookie, setup, teardown),
@@ -505,6 +638,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(client_sends_wrong_cookie, setup, teardown),
       cmocka_unit_test_setup_teardown(application_driven_transfer, setup, teardown),
       cmocka_unit_test_setup_teardown(four_gib_limit, setup, teardown),
+      cmocka_unit_test_setup_teardown(stale_tokens_name_nothing, setup, teardown),
+      cmocka_unit_test_setup_teardown(pool_wait_is_bounded, setup_short_wait, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,13 @@
  *   hipobj-vmprobe dmabuf             dma-buf is EOPNOTSUPP; GPU memory
  *                                     (fake runtime) falls back to plain MR
  *   hipobj-vmprobe original-ordering  server RDMA into a client QP in INIT
- *                                     fails (bounded retries), buffer intact */
+ *                                     fails (bounded retries), buffer intact
+ *   hipobj-vmprobe hostile            the hostile-server suite on rxe: the
+ *                                     library against tests/fakes/hostile_peer
+ *   hipobj-vmprobe windows            type-2 memory windows on rxe: bound over
+ *                                     a range they grant it and nothing else,
+ *                                     closed by LOCAL_INV and SEND_WITH_INV;
+ *                                     the cost of a bind and an invalidation */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -18,9 +24,11 @@
 
 #include "common/clock.h"
 #include "fakes/fake_gpu.h"
+#include "fakes/hostile_peer.h"
 #include "hipobj.h"
 #include "instance.h"
 #include "platform/platform.h"
+#include "rdma/protocol.h"
 #include "rdma/transport.h"
 
 static int failures;
@@ -187,10 +195,316 @@ static void probe_original_ordering(void)
   ho_device_close(d);
 }
 
+/* ---- memory windows ------------------------------------------------------ */
+
+struct mw_pair {
+  const struct ho_verbs_ops *v;
+  struct ho_device *d;
+  struct ho_conn *client, *server; /* client: owns the window */
+};
+
+/* Two fresh QPs connected to each other (QPs are never reused). */
+static int mw_pair_connect(struct mw_pair *p)
+{
+  struct ho_conn_attr ca = {16, 16, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn_attr sa = {16, 16, 0};
+  struct ho_token tc, ts;
+  if (ho_conn_create(p->d, &ca, &p->client) != hipObjSuccess ||
+      ho_conn_create(p->d, &sa, &p->server) != hipObjSuccess)
+    return -1;
+  ho_conn_token(p->client, &tc);
+  ho_conn_token(p->server, &ts);
+  return ho_conn_connect(p->client, &ts, 100, 200) == hipObjSuccess &&
+                 ho_conn_connect(p->server, &tc, 200, 100) == hipObjSuccess
+             ? 0
+             : -1;
+}
+
+static void mw_pair_close(struct mw_pair *p)
+{
+  ho_conn_retire(p->client);
+  ho_conn_retire(p->server);
+  ho_conn_destroy(p->client);
+  ho_conn_destroy(p->server);
+  p->client = p->server = NULL;
+}
+
+static int wait_wc(struct ho_conn *c, uint64_t wr_id, struct ibv_wc *wc)
+{
+  uint64_t t0 = ho_now_ns();
+  while (ho_now_ns() - t0 < 5000000000ull) {
+    int n = ho_conn_poll(c, wc, 1);
+    if (n < 0)
+      return -1;
+    if (n == 1 && wc->wr_id == wr_id)
+      return 0;
+  }
+  return -1;
+}
+
+/* The server side does op (len bytes at addr under rkey) into the client. */
+static int server_op(struct mw_pair *p, struct ibv_mr *smr, enum ibv_wr_opcode op,
+                     uint64_t addr, uint32_t rkey, uint32_t len)
+{
+  struct ibv_sge sge = {(uintptr_t)smr->addr, len, smr->lkey};
+  struct ibv_send_wr wr = {.wr_id = 7, .sg_list = &sge, .num_sge = 1, .opcode = op,
+                           .send_flags = IBV_SEND_SIGNALED, .wr.rdma = {addr, rkey}};
+  struct ibv_send_wr *bad = NULL;
+  struct ibv_wc wc;
+  if (p->v->post_send(p->server->qp, &wr, &bad) != 0 || wait_wc(p->server, 7, &wc) != 0)
+    return -1;
+  return (int)wc.status;
+}
+
+/* Binds the window on the client QP; its completion (signalled here). */
+static int bind_now(struct mw_pair *p, struct ibv_mw *mw, uint32_t rkey,
+                    struct ibv_mr *mr, uint64_t addr, uint64_t len, int access)
+{
+  struct ibv_send_wr wr = {.wr_id = 8, .opcode = IBV_WR_BIND_MW,
+                           .send_flags = IBV_SEND_SIGNALED};
+  struct ibv_send_wr *bad = NULL;
+  struct ibv_wc wc;
+  wr.bind_mw.mw = mw;
+  wr.bind_mw.rkey = rkey;
+  wr.bind_mw.bind_info = (struct ibv_mw_bind_info){mr, addr, len, (unsigned)access};
+  if (p->v->post_send(p->client->qp, &wr, &bad) != 0)
+    return -1;
+  mw->rkey = rkey; /* the consumer tracks a type-2 window's key */
+  if (wait_wc(p->client, 8, &wc) != 0)
+    return -1;
+  return (int)wc.status;
+}
+
+static int count_changed(const uint8_t *b, size_t from, size_t to, uint8_t was)
+{
+  int n = 0;
+  for (size_t i = from; i < to; i++)
+    n += b[i] != was;
+  return n;
+}
+
+/* Per transfer, a window costs a bind (posted unsignalled before ready)
+ * and an invalidation: measured here as signalled pairs on one QP. */
+static void mw_cost(struct mw_pair *p, struct ibv_mw *mw, struct ibv_mr *mr,
+                    uint8_t *buf, uint32_t *rkey)
+{
+  enum { N = 2000 };
+  uint64_t t0 = ho_now_ns();
+  int ok = 1;
+  for (int i = 0; i < N && ok; i++) {
+    *rkey = ibv_inc_rkey(*rkey);
+    ok = bind_now(p, mw, *rkey, mr, (uintptr_t)buf, 4096, IBV_ACCESS_REMOTE_WRITE) == 0 &&
+         ho_conn_invalidate(p->client, *rkey, ho_now_ns() + 5000000000ull) == hipObjSuccess;
+  }
+  double us = (ho_now_ns() - t0) / 1e3 / N;
+  check(ok, "%d binds and local invalidations", N);
+  printf("info: window cost on %s: %.2f us per bind + local invalidation (signalled, "
+         "%d pairs)\n", dev_name(), us, N);
+}
+
+static void probe_windows(void)
+{
+  const struct ho_platform *sys = real_platform();
+  struct mw_pair p = {sys->verbs, NULL, NULL, NULL};
+  check(ho_device_open(sys->verbs, sys->topo, dev_name(), &p.d) == hipObjSuccess, "open %s",
+        dev_name());
+  struct ibv_device_attr da;
+  sys->verbs->query_device(p.d->ctx, &da);
+  printf("info: device_cap_flags 0x%llx: MEM_WINDOW %d TYPE_2A %d TYPE_2B %d, max_mw %d\n",
+         (unsigned long long)da.device_cap_flags,
+         !!(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW),
+         !!(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2A),
+         !!(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B), da.max_mw);
+  check(p.d->mw_type2, "%s binds type-2 memory windows (caps and a probe window)",
+        dev_name());
+  if (!p.d->mw_type2) {
+    ho_device_close(p.d);
+    return;
+  }
+  enum { SZ = 64 * 1024 };
+  uint8_t *buf = aligned_alloc(4096, SZ), *src = aligned_alloc(4096, SZ);
+  memset(buf, 0xee, SZ);
+  memset(src, 0x42, SZ);
+  struct ibv_mr *mr = sys->verbs->reg_mr(p.d->pd, buf, SZ,
+                                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+  struct ibv_mr *smr = sys->verbs->reg_mr(p.d->pd, src, SZ, IBV_ACCESS_LOCAL_WRITE);
+  struct ibv_mw *mw = sys->verbs->alloc_mw(p.d->pd, IBV_MW_TYPE_2);
+  check(mr && smr && mw, "an MR without remote access, and a type-2 window");
+  uint32_t rkey = mw->rkey;
+  const uint64_t a = (uintptr_t)buf + 8192;
+  /* In range, the window's direction: lands. */
+  check(mw_pair_connect(&p) == 0, "two connected QPs");
+  rkey = ibv_inc_rkey(rkey);
+  check(bind_now(&p, mw, rkey, mr, a, 8192, IBV_ACCESS_REMOTE_WRITE) == IBV_WC_SUCCESS,
+        "bind over [8192, 16384) for remote write");
+  check(server_op(&p, smr, IBV_WR_RDMA_WRITE, a, rkey, 8192) == IBV_WC_SUCCESS &&
+            count_changed(buf, 8192, 16384, 0xee) == 8192,
+        "a WRITE in range lands");
+  /* The MR's own rkey grants nothing. */
+  check(server_op(&p, smr, IBV_WR_RDMA_WRITE, (uintptr_t)buf, mr->rkey, 16) ==
+            IBV_WC_REM_ACCESS_ERR,
+        "the MR's rkey: remote access error");
+  mw_pair_close(&p);
+  /* Outside the range, or the other direction: refused, nothing moves.
+   * The window stays bound to the dead QP: a new one per case. */
+  struct {
+    const char *what;
+    enum ibv_wr_opcode op;
+    uint64_t addr;
+    uint32_t len;
+  } bad[] = {{"4096 bytes before", IBV_WR_RDMA_WRITE, a - 4096, 4096},
+             {"one byte more", IBV_WR_RDMA_WRITE, a, 8193},
+             {"a READ (GET window served as a PUT)", IBV_WR_RDMA_READ, a, 8192}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    sys->verbs->dealloc_mw(mw);
+    mw = sys->verbs->alloc_mw(p.d->pd, IBV_MW_TYPE_2);
+    rkey = ibv_inc_rkey(mw->rkey);
+    memset(buf, 0xee, SZ);
+    check(mw_pair_connect(&p) == 0 &&
+              bind_now(&p, mw, rkey, mr, a, 8192, IBV_ACCESS_REMOTE_WRITE) == IBV_WC_SUCCESS,
+          "fresh QPs, window bound");
+    int st = server_op(&p, smr, bad[i].op, bad[i].addr, rkey, bad[i].len);
+    int changed = count_changed(buf, 0, SZ, 0xee);
+    if (bad[i].op == IBV_WR_RDMA_READ)
+      check(st == IBV_WC_REM_ACCESS_ERR && changed == 0,
+            "%s: status %d (remote access error), %d bytes changed", bad[i].what, st,
+            changed);
+    else /* a fact of the NIC, recorded: rxe checks the MR's range, not the window's */
+      printf("info: %s: status %d, %d bytes changed: %s\n", bad[i].what, st, changed,
+             st == IBV_WC_REM_ACCESS_ERR && changed == 0
+                 ? "refused"
+                 : "NOT refused: this NIC does not check a window's range");
+    mw_pair_close(&p);
+  }
+  /* Closed by a local invalidation, then by a send with invalidate. */
+  sys->verbs->dealloc_mw(mw);
+  mw = sys->verbs->alloc_mw(p.d->pd, IBV_MW_TYPE_2);
+  rkey = ibv_inc_rkey(mw->rkey);
+  check(mw_pair_connect(&p) == 0 &&
+            bind_now(&p, mw, rkey, mr, a, 8192, IBV_ACCESS_REMOTE_WRITE) == IBV_WC_SUCCESS &&
+            ho_conn_invalidate(p.client, rkey, ho_now_ns() + 5000000000ull) == hipObjSuccess,
+        "LOCAL_INV closes the window");
+  memset(buf, 0xee, SZ);
+  check(server_op(&p, smr, IBV_WR_RDMA_WRITE, a, rkey, 16) == IBV_WC_REM_ACCESS_ERR &&
+            count_changed(buf, 0, SZ, 0xee) == 0,
+        "a WRITE after LOCAL_INV is refused");
+  mw_pair_close(&p);
+  check(mw_pair_connect(&p) == 0, "fresh QPs");
+  rkey = ibv_inc_rkey(rkey);
+  check(bind_now(&p, mw, rkey, mr, a, 8192, IBV_ACCESS_REMOTE_WRITE) == IBV_WC_SUCCESS,
+        "the window binds again with the next key");
+  /* A send with invalidate closes it too; what the receiver's completion
+   * says is recorded (the library does not depend on it). Never invalidate
+   * it locally afterwards: on this kernel a LOCAL_INV of an invalidated
+   * window is a NULL dereference in rxe_invalidate_mw. */
+  struct ibv_wc wc;
+  struct ibv_sge rsge = {(uintptr_t)src, 64, smr->lkey};
+  struct ibv_recv_wr rwr = {.wr_id = 9, .sg_list = &rsge, .num_sge = 1};
+  struct ibv_recv_wr *rbad = NULL;
+  struct ibv_sge ssge = {(uintptr_t)src + 64, 32, smr->lkey};
+  struct ibv_send_wr swr = {.wr_id = 10, .sg_list = &ssge, .num_sge = 1,
+                            .opcode = IBV_WR_SEND_WITH_INV, .send_flags = IBV_SEND_SIGNALED,
+                            .invalidate_rkey = rkey};
+  struct ibv_send_wr *sbad = NULL;
+  check(sys->verbs->post_recv(p.client->qp, &rwr, &rbad) == 0 &&
+            sys->verbs->post_send(p.server->qp, &swr, &sbad) == 0 &&
+            wait_wc(p.server, 10, &wc) == 0 && wc.status == IBV_WC_SUCCESS,
+        "a SEND_WITH_INV of the window completes");
+  check(wait_wc(p.client, 9, &wc) == 0 && wc.status == IBV_WC_SUCCESS, "and is received");
+  printf("info: receive completion of SEND_WITH_INV: wc_flags 0x%x (IBV_WC_WITH_INV is 0x%x), "
+         "invalidated_rkey 0x%x, window 0x%x\n", wc.wc_flags, IBV_WC_WITH_INV,
+         wc.invalidated_rkey, rkey);
+  check(server_op(&p, smr, IBV_WR_RDMA_WRITE, a, rkey, 16) == IBV_WC_REM_ACCESS_ERR,
+        "a WRITE after the final is refused");
+  mw_pair_close(&p);
+  check(mw_pair_connect(&p) == 0, "fresh QPs for the cost");
+  mw_cost(&p, mw, mr, buf, &rkey);
+  mw_pair_close(&p);
+  sys->verbs->dealloc_mw(mw);
+  sys->verbs->dereg_mr(mr);
+  sys->verbs->dereg_mr(smr);
+  ho_device_close(p.d);
+  free(buf);
+  free(src);
+}
+
+/* ---- the hostile-server suite (tests/unit/test_scoped.c) on rxe --------- */
+
+enum { H_BUF = 64 * 1024, H_OFF = 16384, H_XFER = 8192 };
+
+static int outside_changed(const uint8_t *b)
+{
+  return count_changed(b, 0, H_OFF, 0xee) + count_changed(b, H_OFF + H_XFER, H_BUF, 0xee);
+}
+
+static void probe_hostile(void)
+{
+  const struct ho_platform *sys = real_platform();
+  struct ho_options o;
+  ho_options_defaults(&o);
+  o.transfer_timeout_ms = 2000;
+  o.require_scoped_tokens = true;
+  hipObjConfig_t cfg = {0};
+  cfg.gpuDevice = -1;
+  cfg.nicHint = dev_name();
+  int native = 0;
+  check(ho_init_with(sys, &o, &cfg, &native) == hipObjSuccess, "init on %s with windows required",
+        dev_name());
+  uint8_t *buf = aligned_alloc(4096, H_BUF);
+  memset(buf, 0xee, H_BUF);
+  struct hostile h;
+  check(hipObjBufRegisterHost(buf, H_BUF).opError == hipObjSuccess &&
+            hostile_open(&h, sys->verbs, sys->topo, dev_name()) == 0,
+        "a buffer, and a hostile server on %s", dev_name());
+  hipObjOpError_t e = hostile_get(&h, buf, H_XFER, H_OFF, A_NONE, true);
+  check(e == hipObjSuccess && buf[H_OFF] == 1 && outside_changed(buf) == 0,
+        "an honest transfer through it works");
+  struct {
+    const char *what;
+    enum attack a;
+    bool honest;
+    bool must_refuse; /* rxe refuses it (direction, lifetime, key) */
+  } cases[] = {
+      {"the address shifted by -4096", A_SHIFT, false, false},
+      {"4096 bytes more than the length", A_LONGER, true, false},
+      {"a GET token served as a PUT", A_AS_PUT, true, true},
+      {"the previous transfer's token replayed", A_REPLAY, true, true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    memset(buf, 0xee, H_BUF);
+    e = hostile_get(&h, buf, H_XFER, H_OFF, cases[i].a, cases[i].honest);
+    int out = outside_changed(buf);
+    if (cases[i].must_refuse)
+      check(h.attack_status == IBV_WC_REM_ACCESS_ERR && e != hipObjSuccess &&
+                out == 0 && count_changed(buf, H_OFF, H_OFF + H_XFER, 0xee) == 0,
+            "%s: refused by the NIC (status %d), transfer failed (%d), nothing moved",
+            cases[i].what, h.attack_status, e);
+    else
+      printf("info: %s: NIC status %d, transfer %d, %d bytes outside the range changed%s\n",
+             cases[i].what, h.attack_status, e, out,
+             out ? " (rxe checks the MR's range, not the window's)" : "");
+  }
+  memset(buf, 0xee, H_BUF);
+  e = hostile_get(&h, buf, H_XFER, H_OFF, A_AFTER_FINAL, true);
+  check(e == hipObjSuccess && h.late_status == IBV_WC_REM_ACCESS_ERR && buf[H_OFF] == 1 &&
+            outside_changed(buf) == 0,
+        "a write after the transfer returned is refused (status %d), nothing moved",
+        h.late_status);
+  memset(buf, 0xee, H_BUF);
+  e = hostile_get(&h, buf, H_XFER, H_OFF, A_NO_FINAL, true);
+  check(e == hipObjRdmaError && h.late_status != IBV_WC_SUCCESS && buf[H_OFF] == 1 &&
+            outside_changed(buf) == 0,
+        "no final: the transfer fails (%d), a later write fails (status %d)", e, h.late_status);
+  hipObjBufDeregister(buf);
+  hostile_close(&h);
+  ho_shutdown();
+  free(buf);
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
-    fprintf(stderr, "usage: %s select|dmabuf|original-ordering\n", argv[0]);
+    fprintf(stderr, "usage: %s select|dmabuf|original-ordering|windows|hostile\n", argv[0]);
     return 2;
   }
   if (!strcmp(argv[1], "select"))
@@ -199,6 +513,10 @@ int main(int argc, char **argv)
     probe_dmabuf();
   else if (!strcmp(argv[1], "original-ordering"))
     probe_original_ordering();
+  else if (!strcmp(argv[1], "windows"))
+    probe_windows();
+  else if (!strcmp(argv[1], "hostile"))
+    probe_hostile();
   else
     return 2;
   printf("%s: %s\n", argv[1], failures ? "FAILED" : "passed");

@@ -99,4 +99,8 @@ void tool_info_print(FILE *out, const hipObjInfo_t *i)
                "link-local > v1 global > v1 link-local\n");
   print_reg_modes(out, i->regModes);
   fprintf(out, "  connections: %u\n", (unsigned)i->maxTransfers);
+  fprintf(out, "  tokens: %s\n",
+          i->tokenScope == hipObjTokenScopeWindow
+              ? "a memory window per transfer (its range and direction only)"
+              : "the whole registered buffer (no memory windows)");
 }

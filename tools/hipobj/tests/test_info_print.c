@@ -72,6 +72,9 @@ static void printed_choice_is_the_query(void **state)
               gid);
   expect_line("device memory: dma-buf, plain, staged, tried in this order\n");
   expect_line("  connections: %u\n", info.maxTransfers);
+  assert_int_equal(info.tokenScope, hipObjTokenScopeWindow);
+  expect_line("  tokens: a memory window per transfer (its range and "
+              "direction only)\n");
   assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
 
   /* No GPU, no hint: the library's first active NIC, and the reason. */
