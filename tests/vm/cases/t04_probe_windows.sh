@@ -1,6 +1,7 @@
 #!/bin/sh
-# Type-2 memory windows on rxe: the NIC enforces a window's range and
-# direction and closes it on LOCAL_INV and SEND_WITH_INV; the cost of a
+# Type-2 memory windows on rxe: the NIC enforces a window's direction and
+# lifetime (rxe does not check its range: reported, not failed) and closes it
+# on LOCAL_INV and SEND_WITH_INV; the cost of a
 # bind and an invalidation. Then transfers that require scoped tokens. (The
 # per-transfer comparison with the MR is a benchmark: bench/rxe-windows.sh.)
 . /payload/lib.sh
