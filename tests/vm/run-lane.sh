@@ -3,7 +3,9 @@
 # hipobj command, the examples and the VM test programs (release, no
 # sanitizers), then boots one VM with rxe0 (tools/rxe-vm/run.sh) and runs, in
 # it, tests/vm/cases/*.sh (the library against the server) and
-# tools/hipobj/tests/vm/t*.sh (the command and the glue). Prints the runner's
+# tools/hipobj/tests/vm/t*.sh (the command and the glue), and stages the
+# host's python3.11, NumPy and the hipobj package for cases/t30_python.sh
+# (tests/vm/python-payload.sh). Prints the runner's
 # "vm: N passed, N failed, N skipped" line; exits non-zero on any failure.
 #   tests/vm/run-lane.sh [CASE...]   (default: every case)
 set -euo pipefail
@@ -13,6 +15,17 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=O
 cmake --build "$build" -j"$(nproc)" --target hipobj hipobj_s3 hipobj_cli \
   hipobj-test-server get-object put-object hipobj-vmtest hipobj-vmprobe hipobj-soak \
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
+# Python for t30_python.sh; without it (exit 77) the case skips with the
+# reason, which it finds in the payload
+py=(--file "$root/python/tests/vm/rdma_roundtrips.py:rdma_roundtrips.py")
+if out=$("$root/tests/vm/python-payload.sh" "$build" "$build/python"); then
+  py+=(--file "$build/python:python")
+elif [ $? -eq 77 ]; then
+  echo "$out" | tee "$build/python-skip.txt"
+  py+=(--file "$build/python-skip.txt:python-skip.txt")
+else
+  echo "$out"; exit 1
+fi
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("$root"/tests/vm/cases/*.sh "$root"/tools/hipobj/tests/vm/t*.sh)
 exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 900 --timeout 3000 \
@@ -30,4 +43,5 @@ exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 900 --timeout 3000 \
   --file "$root/tests/vm/lib.sh:lib.sh" \
   --file "$root/tests/vm/faults.sh:faults.sh" \
   --file "$root/tools/hipobj/tests/vm/vmlib.sh:vmlib.sh" \
+  "${py[@]}" \
   "${cases[@]}"
