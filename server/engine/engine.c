@@ -373,13 +373,15 @@ static void stop_threads(struct ho_engine *e)
 static void drop_all_conns(struct ho_engine *e)
 {
   ho_mutex_lock(&e->mu);
-  for (unsigned i = 0; i < e->nconns; i++) {
-    ho_retired_add(&e->retired, e->conns[i]->conn, 0);
-    free(e->conns[i]);
-  }
+  unsigned n = e->nconns;
   e->nconns = 0;
   struct ho_conn *all = ho_retired_take_expired(&e->retired, 0, 0);
   ho_mutex_unlock(&e->mu);
+  for (unsigned i = 0; i < n; i++) { /* no verbs call under the lock */
+    ho_conn_retire(e->conns[i]->conn);
+    ho_conn_destroy(e->conns[i]->conn);
+    free(e->conns[i]);
+  }
   ho_conn_destroy_chain(all);
 }
 
