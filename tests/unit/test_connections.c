@@ -389,17 +389,50 @@ static void ready_mismatch_is_refused(void **state)
 static void version1_client(void **state)
 {
   struct fixture *f = *state;
+  struct ho_device *d = NULL;
+  assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
+                   hipObjSuccess);
+  struct ho_conn_attr attr = {8, 8, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn *c = NULL;
+  assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
   uint8_t *mem = calloc(1, 4096);
+  struct ibv_mr *mr = fake_verbs_ops.reg_mr(d->pd, mem, 4096, attr.qp_access |
+                                                                  IBV_ACCESS_LOCAL_WRITE);
+  struct ho_token t;
+  ho_conn_token(c, &t);
+  t.rkey = mr->rkey;
+  t.addr = (uintptr_t)mem;
+  t.len = 4096;
+  char tok[HO_TOKEN_HEX + 1];
+  ho_token_encode(&t, tok);
+  struct sim_request r;
+  sim_request_init(&r, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
+  struct ho_reply rep;
+  assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
+  uint64_t cookie = rep.peer.addr;
+  assert_int_equal(ho_conn_post_msg_recv(c), hipObjSuccess);
+  assert_int_equal(ho_conn_connect(c, &rep.peer,
+                                   ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
+                                   ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT)),
+                   hipObjSuccess);
   struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V1,
-                         .bytes = 4096};
-  struct ho_msg fin = raw_ready(f, &ready, mem);
+                         .cookie = cookie, .bytes = 4096};
+  assert_int_equal(ho_conn_send_msg(c, &ready), hipObjSuccess);
+  bool pending = true;
+  struct ho_msg fin;
+  assert_int_equal(ho_conn_wait_msg(c, &pending, UINT64_MAX, &fin), hipObjSuccess);
   assert_int_equal(fin.version, HO_PROTO_V1);
   assert_int_equal(fin.status, HO_FINAL_OK);
   assert_memory_equal(mem, f->a.object, 4096);
   for (int i = 0; i < 50 && engine(&f->a).retired_one_shot == 0; i++)
     usleep(10000);
   assert_int_equal(engine(&f->a).retired_one_shot, 1);
+  ho_conn_retire(c);
+  ho_conn_destroy(c);
+  fake_verbs_ops.dereg_mr(mr);
   free(mem);
+  ho_device_close(d);
 }
 
 /* A reply that claims reuse of a connection the client did not propose
