@@ -16,7 +16,6 @@
 
 #include "common/clock.h"
 
-#define SERVER_NAME "hipobj-test-server"
 #define STREAM_BLOCK (256u << 10)
 /* A request answered before its body arrived still has its body read (and
  * dropped) up to this much, so the client sees the answer rather than a
@@ -25,7 +24,7 @@
 
 struct hs_http {
   struct MHD_Daemon *d;
-  struct hs_server *srv;
+  const struct hs_http_app *app;
 };
 
 /* Per connection: the raw target of the request being read, taken by the
@@ -41,7 +40,7 @@ enum rq_state { RQ_BODY, RQ_DRAIN, RQ_READY, RQ_QUEUED };
 
 struct req_ctx {
   struct hs_http *h;
-  struct hs_op *op;
+  void *op;
   char *target;
   struct hs_kv *headers;
   size_t nheaders;
@@ -58,6 +57,7 @@ struct req_ctx {
 
 struct stream_ctx {
   struct hs_reader *r;
+  struct hs_source src;
   uint64_t offset;
   uint64_t length;
   struct hs_stats *stats;
@@ -194,8 +194,16 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
   if (pos >= s->length)
     return MHD_CONTENT_READER_END_OF_STREAM;
   size_t n = s->length - pos < max ? (size_t)(s->length - pos) : max;
-  if (hs_reader_read(s->r, s->offset + pos, buf, n))
+  if (s->src.read) {
+    long got = s->src.read(s->src.ctx, buf, n);
+    if (got == 0 && s->length == UINT64_MAX)
+      return MHD_CONTENT_READER_END_OF_STREAM;
+    if (got <= 0) /* short of its Content-Length: cut the connection */
+      return MHD_CONTENT_READER_END_WITH_ERROR;
+    n = (size_t)got;
+  } else if (hs_reader_read(s->r, s->offset + pos, buf, n)) {
     return MHD_CONTENT_READER_END_WITH_ERROR;
+  }
   hs_stat_add(&s->stats->http_bytes_out, n);
   *s->bytes_out += n;
   return (ssize_t)n;
@@ -205,6 +213,8 @@ static void stream_free(void *cls)
 {
   struct stream_ctx *s = cls;
   hs_reader_close(s->r);
+  if (s->src.close)
+    s->src.close(s->src.ctx);
   free(s);
 }
 
@@ -217,21 +227,25 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
 static struct MHD_Response *make_response(struct req_ctx *rq,
                                           struct hs_response *r)
 {
-  if (r->reader) {
+  if (r->reader || r->source.read) {
     struct stream_ctx *s = calloc(1, sizeof *s);
     if (!s)
       return NULL;
     s->r = r->reader;
+    s->src = r->source;
     s->offset = r->offset;
     s->length = r->length;
-    s->stats = rq->h->srv->stats;
+    s->stats = rq->h->app->stats;
     s->bytes_out = &rq->bytes_out;
     struct MHD_Response *m = MHD_create_response_from_callback(
-        r->length, STREAM_BLOCK, stream_read, s, stream_free);
-    if (m)
-      r->reader = NULL; /* the response owns it now */
-    else
+        r->length == UINT64_MAX ? MHD_SIZE_UNKNOWN : r->length, STREAM_BLOCK,
+        stream_read, s, stream_free);
+    if (m) { /* the response owns them now */
+      r->reader = NULL;
+      memset(&r->source, 0, sizeof r->source);
+    } else {
       free(s);
+    }
     return m;
   }
   if (r->head)
@@ -244,7 +258,7 @@ static struct MHD_Response *make_response(struct req_ctx *rq,
 
 static enum MHD_Result queue(struct req_ctx *rq, struct MHD_Connection *c)
 {
-  struct hs_response *r = hs_op_response(rq->op);
+  struct hs_response *r = rq->h->app->ops->response(rq->op);
   struct MHD_Response *m = make_response(rq, r);
   if (!m)
     return MHD_NO;
@@ -253,7 +267,7 @@ static enum MHD_Result queue(struct req_ctx *rq, struct MHD_Connection *c)
   while (hs_resp_next_header(r, &pos, &name, &value))
     /* libmicrohttpd refuses an empty value; a client reads " " as "" */
     MHD_add_response_header(m, name, value[0] ? value : " ");
-  MHD_add_response_header(m, "Server", SERVER_NAME);
+  MHD_add_response_header(m, "Server", rq->h->app->server_name);
   if (r->close)
     MHD_add_response_header(m, "Connection", "close");
   enum MHD_Result ok = MHD_queue_response(c, r->status, m);
@@ -286,7 +300,7 @@ static struct req_ctx *start(struct hs_http *h, struct MHD_Connection *c,
   fill_request(rq, method, &req);
   rq->has_body = req.chunked || (req.has_length && req.content_length);
   rq->body_len = req.chunked ? UINT64_MAX : req.content_length;
-  rq->op = hs_op_new(h->srv, &req);
+  rq->op = h->app->ops->op_new(h->app->ctx, &req);
   return rq;
 }
 
@@ -303,13 +317,14 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
                                size_t *upload_data_size, void **con_cls)
 {
   struct hs_http *h = cls;
+  const struct hs_http_ops *ops = h->app->ops;
   struct req_ctx *rq = *con_cls;
   if (!rq) {
     rq = start(h, c, url, method);
     *con_cls = rq;
     if (!rq || !rq->op)
       return MHD_NO;
-    if (hs_op_begin(rq->op) == HS_STEP_BODY) {
+    if (ops->begin(rq->op) == HS_STEP_BODY) {
       rq->state = RQ_BODY;
       return MHD_YES;
     }
@@ -329,7 +344,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
     size_t n = *upload_data_size;
     *upload_data_size = 0;
     if (rq->state == RQ_BODY) {
-      hs_op_body(rq->op, upload_data, n);
+      ops->body(rq->op, upload_data, n);
       return MHD_YES;
     }
     rq->drained += n;
@@ -338,14 +353,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
   if (rq->state == RQ_QUEUED)
     return MHD_YES;
   if (rq->state == RQ_BODY)
-    hs_op_end(rq->op);
+    ops->end(rq->op);
   return queue(rq, c);
 }
 
 static void log_request(const struct req_ctx *rq,
                         enum MHD_RequestTerminationCode toe)
 {
-  struct hs_op *op = rq->op;
+  const struct hs_http_ops *ops = rq->h->app->ops;
+  const void *op = rq->op;
   char when[32];
   time_t now = time(NULL);
   struct tm tm;
@@ -359,8 +375,8 @@ static void log_request(const struct req_ctx *rq,
   fprintf(stderr,
           "%s %s %s %.*s %u %s %s in=%llu out=%llu %.3fms%s%s\n", when,
           rq->peer[0] ? rq->peer : "-", rq->method ? rq->method : "-", plen, t,
-          rq->status, op ? hs_op_name(op) : "-", op ? hs_op_path(op) : "-",
-          (unsigned long long)(op ? hs_op_body_bytes(op) : 0),
+          rq->status, op ? ops->name(op) : "-", op ? ops->path(op) : "-",
+          (unsigned long long)(op ? ops->body_bytes(op) : 0),
           (unsigned long long)rq->bytes_out,
           (double)(ho_now_ns() - rq->start_ns) / 1e6,
           toe != MHD_REQUEST_TERMINATED_COMPLETED_OK ? " " : "",
@@ -377,10 +393,11 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
   if (!rq)
     return;
   if (rq->status && rq->status < 600)
-    hs_stat_add(&h->srv->stats->status[rq->status / 100], 1);
-  if (h->srv->cfg->log_requests)
+    hs_stat_add(&h->app->stats->status[rq->status / 100], 1);
+  if (h->app->cfg->log_requests)
     log_request(rq, toe);
-  hs_op_free(rq->op);
+  if (rq->op)
+    h->app->ops->free(rq->op);
   free(rq->headers);
   free(rq->target);
   free(rq);
@@ -436,14 +453,14 @@ static void bound_address(int fd, char *out, size_t len)
   snprintf(out, len, "http://%s", peer);
 }
 
-enum hs_err hs_http_start(struct hs_server *srv, struct hs_http **out,
+enum hs_err hs_http_start(const struct hs_http_app *app, struct hs_http **out,
                           char *bound, size_t bound_len, struct hs_buf *why)
 {
-  const struct hs_config *cfg = srv->cfg;
+  const struct hs_config *cfg = app->cfg;
   struct hs_http *h = calloc(1, sizeof *h);
   if (!h)
     return HS_ERR_NOMEM;
-  h->srv = srv;
+  h->app = app;
   int fd = bind_listen(cfg, why);
   if (fd < 0) {
     free(h);

@@ -87,7 +87,10 @@ static int run(const struct hs_config *cfg, const sigset_t *set)
   atomic_init(&srv.next_id, ((uint64_t)time(NULL) << 24) ^ 0x5eed);
   char bound[128];
   hs_buf_free(&why);
-  if (hs_http_start(&srv, &http, bound, sizeof bound, &why)) {
+  struct hs_http_app app = {.cfg = cfg, .stats = &stats,
+                            .ops = &hs_s3_http_ops, .ctx = &srv,
+                            .server_name = PROG};
+  if (hs_http_start(&app, &http, bound, sizeof bound, &why)) {
     fprintf(stderr, PROG ": %s\n", hs_buf_cstr(&why));
     goto out_rdma;
   }

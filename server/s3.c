@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "auth/awschunk.h"
+#include "http.h"
 #include "s3_internal.h"
 
 /* A request that should not have a body may still send this much. */
@@ -747,3 +748,23 @@ void hs_op_end(struct hs_op *op)
   else if (op->cksum.alg && op->resp.status == 200)
     hs_resp_header(&op->resp, hs_cksum_header(op->cksum.alg), op->cksum_b64);
 }
+
+/* ---- the HTTP front's handler ------------------------------------------ */
+
+static void *ops_new(void *app, const struct hs_request *req)
+{
+  return hs_op_new(app, req);
+}
+static enum hs_step ops_begin(void *op) { return hs_op_begin(op); }
+static void ops_body(void *op, const char *d, size_t n) { hs_op_body(op, d, n); }
+static void ops_end(void *op) { hs_op_end(op); }
+static struct hs_response *ops_response(void *op) { return hs_op_response(op); }
+static const char *ops_name(const void *op) { return hs_op_name(op); }
+static const char *ops_path(const void *op) { return hs_op_path(op); }
+static uint64_t ops_body_bytes(const void *op) { return hs_op_body_bytes(op); }
+static void ops_free(void *op) { hs_op_free(op); }
+
+const struct hs_http_ops hs_s3_http_ops = {
+    ops_new,  ops_begin, ops_body,       ops_end,  ops_response,
+    ops_name, ops_path,  ops_body_bytes, ops_free,
+};

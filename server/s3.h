@@ -46,15 +46,26 @@ struct hs_request {
   const char *peer;         /* "addr:port", for the log */
 };
 
-/* The response: status, headers, and at most one of an in-memory body or
- * a stream of object bytes. */
+/* A body read in order from elsewhere (the gateway's backend): read gives
+ * up to max bytes, 0 at the end, -1 on an error (the connection is then
+ * cut); close is called once, whether or not the body was read. */
+struct hs_source {
+  long (*read)(void *ctx, char *buf, size_t max);
+  void (*close)(void *ctx);
+  void *ctx;
+};
+
+/* The response: status, headers, and at most one of an in-memory body, a
+ * stream of object bytes, or a source. */
 struct hs_response {
   unsigned status;
   struct hs_buf headers; /* "name" NUL "value" NUL, repeated */
   struct hs_buf body;
   struct hs_reader *reader; /* owned: stream [offset, offset + length) */
   uint64_t offset;
-  uint64_t length;
+  uint64_t length;          /* the reader's or the source's byte count;
+                               UINT64_MAX: a source of unknown length */
+  struct hs_source source;  /* owned when source.read is set */
   bool head;                /* no body, but Content-Length: head_length */
   uint64_t head_length;
   bool close;               /* close the connection afterwards */
@@ -77,6 +88,11 @@ const char *hs_op_path(const struct hs_op *op);
 uint64_t hs_op_body_bytes(const struct hs_op *op);
 /* Aborts whatever was not committed (a cut-short upload). Accepts NULL. */
 void hs_op_free(struct hs_op *op);
+
+/* The functions above as the HTTP front's handler (http.h); its app
+ * context is the struct hs_server. */
+struct hs_http_ops;
+extern const struct hs_http_ops hs_s3_http_ops;
 
 /* Headers the response carries whatever it is. */
 void hs_resp_header(struct hs_response *r, const char *name,
