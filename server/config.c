@@ -274,6 +274,17 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   }
 }
 
+void hs_config_defaults(struct hs_config *c) { defaults(c); }
+
+bool hs_config_set(struct hs_config *c, const char *name, const char *arg)
+{
+  for (const struct option *o = options; o->name; o++)
+    if (strcmp(o->name, name) == 0)
+      return o->val != OPT_HELP && o->val != OPT_VERSION &&
+             apply(c, o->val, arg);
+  return false;
+}
+
 enum hs_config_result hs_config_parse(int argc, char **argv,
                                       struct hs_config *out,
                                       struct hs_buf *err)

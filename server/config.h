@@ -56,6 +56,12 @@ enum hs_config_result hs_config_parse(int argc, char **argv,
                                       struct hs_buf *err);
 void hs_config_usage(FILE *f);
 
+/* For programs that share some of the server's options (hipobj-gateway):
+ * the defaults, and one option by its long name ("rdma-qps"), validated as
+ * hs_config_parse does (false: unknown or invalid). arg must outlive c. */
+void hs_config_defaults(struct hs_config *c);
+bool hs_config_set(struct hs_config *c, const char *name, const char *arg);
+
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (meaning 127.0.0.1). */
 bool hs_parse_listen(const char *s, char host[256], uint16_t *port);
 

@@ -51,7 +51,19 @@ enum hs_err {
   HS_ERR_INVALID_REQUEST,
   HS_ERR_AUTH_QUERY,
   HS_ERR_NO_VERSION,
+  HS_ERR_UNAVAILABLE, /* a server behind this one cannot be reached */
   HS_ERR__COUNT
 };
+
+struct hs_buf;
+/* The S3 error of each code (s3_error.c: the one table). */
+unsigned hs_err_status(enum hs_err err);
+const char *hs_err_code(enum hs_err err);
+const char *hs_err_message(enum hs_err err);
+/* The S3 error document: Code, Message (message, or the code's own),
+ * Resource (if resource_len) and RequestId. */
+void hs_err_xml(struct hs_buf *b, enum hs_err err, const char *message,
+                const char *resource, size_t resource_len,
+                const char *request_id);
 
 #endif

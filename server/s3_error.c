@@ -129,6 +129,9 @@ static const struct err_row rows[HS_ERR__COUNT] = {
                            "not valid."},
     [HS_ERR_NO_VERSION] = {404, "NoSuchVersion",
                            "The specified version does not exist."},
+    [HS_ERR_UNAVAILABLE] = {503, "ServiceUnavailable",
+                            "The storage behind this endpoint cannot be "
+                            "reached; try again later."},
 };
 
 static const struct err_row *row(enum hs_err err)
@@ -143,6 +146,25 @@ static const struct err_row *row(enum hs_err err)
 unsigned hs_err_status(enum hs_err err) { return row(err)->status; }
 const char *hs_err_code(enum hs_err err) { return row(err)->code; }
 const char *hs_err_message(enum hs_err err) { return row(err)->message; }
+
+void hs_err_xml(struct hs_buf *b, enum hs_err err, const char *message,
+                const char *resource, size_t resource_len,
+                const char *request_id)
+{
+  const struct err_row *e = row(err);
+  hs_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>");
+  hs_buf_puts(b, e->code);
+  hs_buf_puts(b, "</Code><Message>");
+  const char *m = message ? message : e->message;
+  hs_xml_escape(b, m, strlen(m));
+  hs_buf_puts(b, "</Message>");
+  if (resource_len) {
+    hs_buf_puts(b, "<Resource>");
+    hs_xml_escape(b, resource, resource_len);
+    hs_buf_puts(b, "</Resource>");
+  }
+  hs_buf_printf(b, "<RequestId>%s</RequestId></Error>\n", request_id);
+}
 
 void hs_op_error(struct hs_op *op, enum hs_err err)
 {

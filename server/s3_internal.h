@@ -105,9 +105,6 @@ void hs_op_resp_reset(struct hs_op *op);
 void hs_op_error(struct hs_op *op, enum hs_err err);
 void hs_op_error_msg(struct hs_op *op, enum hs_err err, const char *message);
 /* Status and S3 code of an error. */
-unsigned hs_err_status(enum hs_err err);
-const char *hs_err_code(enum hs_err err);
-const char *hs_err_message(enum hs_err err);
 
 /* Starts a 200 response with an XML body: the declaration is written. */
 void hs_op_xml_begin(struct hs_op *op, unsigned status);

@@ -395,9 +395,12 @@ static void scope(struct hs_buf *b, const struct hs_sigv4_auth *a)
   hs_buf_printf(b, "%s/%s/%s/aws4_request", a->date, a->region, a->service);
 }
 
-enum hs_err hs_sigv4_verify(const struct hs_sigv4_request *r,
-                            const struct hs_sigv4_auth *a, const char *secret,
-                            const char *amz_date, const char *payload_hash)
+/* The signature of the request as the string to sign of amz_date and a's
+ * scope makes it. */
+static enum hs_err signature(const struct hs_sigv4_request *r,
+                             const struct hs_sigv4_auth *a, const char *secret,
+                             const char *amz_date, const char *payload_hash,
+                             uint8_t sig[HS_SHA256_LEN])
 {
   struct hs_buf canon, sts;
   hs_buf_init(&canon, 0);
@@ -416,14 +419,69 @@ enum hs_err hs_sigv4_verify(const struct hs_sigv4_request *r,
     err = HS_ERR_NOMEM;
     goto out;
   }
-  uint8_t key[HS_SHA256_LEN], sig[HS_SHA256_LEN];
+  uint8_t key[HS_SHA256_LEN];
   hs_sigv4_signing_key(secret, a, key);
   hs_hmac_sha256(key, sizeof key, sts.data, sts.len, sig);
-  err = hs_mem_equal(sig, a->signature, sizeof sig) ? HS_OK : HS_ERR_SIGNATURE;
+  OPENSSL_cleanse(key, sizeof key);
 out:
   hs_buf_free(&canon);
   hs_buf_free(&sts);
   return err;
+}
+
+enum hs_err hs_sigv4_verify(const struct hs_sigv4_request *r,
+                            const struct hs_sigv4_auth *a, const char *secret,
+                            const char *amz_date, const char *payload_hash)
+{
+  uint8_t sig[HS_SHA256_LEN];
+  enum hs_err err = signature(r, a, secret, amz_date, payload_hash, sig);
+  if (err)
+    return err;
+  return hs_mem_equal(sig, a->signature, sizeof sig) ? HS_OK
+                                                     : HS_ERR_SIGNATURE;
+}
+
+enum hs_err hs_sigv4_sign(const struct hs_sigv4_request *r,
+                          struct hs_sigv4_auth *a, const char *secret,
+                          const char *amz_date, const char *payload_hash,
+                          struct hs_buf *authorization)
+{
+  enum hs_err err =
+      signature(r, a, secret, amz_date, payload_hash, a->signature);
+  if (err)
+    return err;
+  char hex[2 * HS_SHA256_LEN + 1];
+  hs_hex(a->signature, HS_SHA256_LEN, hex);
+  hs_buf_printf(authorization, "%s Credential=%s/", HS_SIGV4_ALGORITHM,
+                a->access_key);
+  scope(authorization, a);
+  hs_buf_printf(authorization, ", SignedHeaders=%s, Signature=%s",
+                a->signed_headers, hex);
+  return authorization->failed ? HS_ERR_NOMEM : HS_OK;
+}
+
+enum hs_err hs_sigv4_canonical_target(const struct hs_sigv4_request *r,
+                                      struct hs_buf *out)
+{
+  struct hs_sigv4_auth none = {0};
+  char *path = malloc(r->path.len + 1);
+  size_t plen;
+  if (!path)
+    return HS_ERR_NOMEM;
+  if (!hs_pct_decode(r->path.p, r->path.len, false, path, r->path.len + 1,
+                     &plen)) {
+    free(path);
+    return HS_ERR_INVALID_URI;
+  }
+  hs_uri_encode(out, path, plen, true);
+  free(path);
+  if (r->query->n) {
+    hs_buf_putc(out, '?');
+    enum hs_err err = canonical_query(r, &none, out);
+    if (err)
+      return err;
+  }
+  return out->failed ? HS_ERR_NOMEM : HS_OK;
 }
 
 void hs_sigv4_chunk_signature(const uint8_t key[HS_SHA256_LEN],

@@ -87,6 +87,23 @@ enum hs_err hs_sigv4_verify(const struct hs_sigv4_request *r,
                             const struct hs_sigv4_auth *a, const char *secret,
                             const char *amz_date, const char *payload_hash);
 
+/* Signs a request for another server (hipobj-gateway's backend): the
+ * caller sets a->access_key, date (YYYYMMDD of amz_date), region, service
+ * and signed_headers (each must be among r->headers); a->signature and the
+ * Authorization header's value (appended to `authorization`) come out.
+ * Errors: those of the canonical request. */
+enum hs_err hs_sigv4_sign(const struct hs_sigv4_request *r,
+                          struct hs_sigv4_auth *a, const char *secret,
+                          const char *amz_date, const char *payload_hash,
+                          struct hs_buf *authorization);
+
+/* r's path and query as the canonical request spells them ("/b/k?a=1&b="):
+ * a request sent with this target is canonicalised the same way by any
+ * server, whatever it does with a raw target. Errors: HS_ERR_INVALID_URI,
+ * HS_ERR_NOMEM. */
+enum hs_err hs_sigv4_canonical_target(const struct hs_sigv4_request *r,
+                                      struct hs_buf *out);
+
 /* The signature of one aws-chunked chunk (STREAMING-AWS4-HMAC-SHA256-PAYLOAD):
  * the string to sign is "AWS4-HMAC-SHA256-PAYLOAD", the date, the scope,
  * the previous signature, the hash of "" and the chunk's hash. */

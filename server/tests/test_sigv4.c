@@ -133,6 +133,59 @@ static void aws_examples(void **state)
   assert_int_equal(verify(&presigned, "wrong"), HS_ERR_SIGNATURE);
 }
 
+/* Signing a request for another server gives AWS's own signatures and
+ * the Authorization header AWS shows; the canonical target is what the
+ * canonical request spells (a bare name gets "=", the query is sorted). */
+static void signing(void **state)
+{
+  const struct vec *vs[] = {&get_object, &put_object, &get_lifecycle,
+                            &list_objects};
+  for (size_t i = 0; i < sizeof vs / sizeof vs[0]; i++) {
+    const struct vec *v = vs[i];
+    struct hs_query q;
+    assert_int_equal(hs_query_parse(v->query, strlen(v->query), &q), HS_OK);
+    struct hs_headers h = {(struct hs_kv *)v->headers, v->nheaders};
+    struct hs_sigv4_request r = {.method = v->method,
+                                 .path = {v->path, strlen(v->path)},
+                                 .query = &q,
+                                 .headers = &h};
+    struct hs_sigv4_auth want, a = {0};
+    assert_int_equal(hs_sigv4_parse_header(v->auth, strlen(v->auth), &want),
+                     HS_OK);
+    strcpy(a.access_key, AK);
+    strcpy(a.date, "20130524");
+    strcpy(a.region, "us-east-1");
+    strcpy(a.service, "s3");
+    strcpy(a.signed_headers, want.signed_headers);
+    struct hs_buf out;
+    hs_buf_init(&out, 0);
+    assert_int_equal(hs_sigv4_sign(&r, &a, SECRET, DATE, v->payload, &out),
+                     HS_OK);
+    assert_memory_equal(a.signature, want.signature, HS_SHA256_LEN);
+    struct hs_sigv4_auth back;
+    assert_int_equal(hs_sigv4_parse_header(out.data, out.len, &back), HS_OK);
+    assert_memory_equal(back.signature, want.signature, HS_SHA256_LEN);
+    assert_string_equal(back.signed_headers, want.signed_headers);
+    hs_buf_free(&out);
+    hs_query_free(&q);
+  }
+  struct hs_query q;
+  const char *raw = "uploads&prefix=a%2Fb c&max-keys=2";
+  assert_int_equal(hs_query_parse(raw, strlen(raw), &q), HS_OK);
+  struct hs_headers none = {NULL, 0};
+  struct hs_sigv4_request r = {.method = "GET",
+                               .path = {"/b/k%7e x", 9},
+                               .query = &q,
+                               .headers = &none};
+  struct hs_buf t;
+  hs_buf_init(&t, 0);
+  assert_int_equal(hs_sigv4_canonical_target(&r, &t), HS_OK);
+  assert_string_equal(hs_buf_cstr(&t),
+                      "/b/k~%20x?max-keys=2&prefix=a%2Fb%20c&uploads=");
+  hs_buf_free(&t);
+  hs_query_free(&q);
+}
+
 /* Any change to what is signed breaks the signature. */
 static void tampering(void **state)
 {
@@ -318,7 +371,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(aws_examples), cmocka_unit_test(tampering),
       cmocka_unit_test(header_parse), cmocka_unit_test(query_parse),
-      cmocka_unit_test(chunk_signatures),
+      cmocka_unit_test(chunk_signatures), cmocka_unit_test(signing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
