@@ -112,6 +112,8 @@ void hs_rdma_close(struct hs_rdma *r)
   free(r);
 }
 
+hipObjServer_t *hs_rdma_library(struct hs_rdma *r) { return r->srv; }
+
 const char *hs_rdma_nic(const struct hs_rdma *r) { return r->nic; }
 
 void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)

@@ -60,6 +60,9 @@ enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
  * latest at its timeouts). */
 void hs_rdma_close(struct hs_rdma *r);
 const char *hs_rdma_nic(const struct hs_rdma *r);
+/* The library's server, for a program that starts its own transfers
+ * (hipobj-gateway's backend-fed ones). */
+hipObjServer_t *hs_rdma_library(struct hs_rdma *r);
 
 /* The library's connection counters as a JSON object (the "connections"
  * member of /_hipobj/stats). */

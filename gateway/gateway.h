@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* hipobj-gateway: an S3 endpoint in front of an existing S3 store that
+ * adds hipObject's RDMA data path (docs/gateway.md).
+ *
+ *   http.c (server/)  the HTTP front, one thread per connection
+ *   proxy.c           one request: authenticate the client, then forward
+ *                     it, or serve its token by RDMA (rdma_path.c)
+ *   rdma_path.c       GetObject, PutObject and UploadPart with a token:
+ *                     the payload streams between the backend and the
+ *                     client's buffer through the server library
+ *   backend.c         the store behind: re-signed, streamed S3 requests
+ *
+ * The gateway keeps no state between requests: several of them behind one
+ * name serve the same clients. */
+#ifndef GW_GATEWAY_H
+#define GW_GATEWAY_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "config.h"
+#include "s3.h"
+#include "stats.h"
+
+struct hs_rdma;
+
+struct gw_config {
+  struct hs_config front; /* the options shared with hipobj-test-server */
+  struct gw_backend_config backend;
+};
+
+struct gw_server {
+  const struct gw_config *cfg;
+  struct gw_backend *be;
+  struct hs_stats *stats;
+  struct hs_rdma *rdma; /* NULL: requests with a token get 501 */
+  atomic_uint_fast64_t next_id;
+  atomic_uint_fast64_t backend_failures; /* answered 503 */
+};
+
+/* The HTTP front's handler (server/http.h); its app context is the
+ * struct gw_server. */
+extern const struct hs_http_ops gw_http_ops;
+
+/* ---- for proxy.c and rdma_path.c ---------------------------------------- */
+
+struct gw_op;
+
+enum gw_mode { GW_FORWARD, GW_LOCAL, GW_RDMA };
+
+/* Headers of the client's request that go to the backend as they are. */
+size_t gw_forward_headers(const struct hs_headers *in, struct hs_kv *out,
+                          size_t cap);
+/* The response: an S3 error, or the backend's answer (its status and
+ * headers; its body streamed unless body is false). The response takes
+ * the call. */
+void gw_op_error(struct gw_op *op, enum hs_err err, const char *message);
+void gw_op_backend_response(struct gw_op *op, struct gw_call *call,
+                            bool body);
+/* Only the backend's status and headers (its Content-Length left out); the
+ * call stays the caller's. */
+void gw_op_backend_headers(struct gw_op *op, struct gw_call *call);
+const char *gw_op_request_id(const struct gw_op *op);
+/* The backend could not be reached (503). Takes the call. */
+void gw_op_backend_failed(struct gw_op *op, struct gw_call *call);
+struct hs_response *gw_op_resp(struct gw_op *op);
+struct gw_server *gw_op_server(struct gw_op *op);
+
+/* A request with x-amz-rdma-token for GetObject, PutObject or UploadPart,
+ * authenticated: answers it (rdma_path.c). */
+void gw_rdma(struct gw_op *op, const char *token, struct gw_call_req *r,
+             const struct hs_headers *h);
+
+#endif

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* hipobj-gateway: options, start-up, the wait for a signal, shutdown. */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "gw_config.h"
+#include "http.h"
+#include "rdma.h"
+
+#define PROG "hipobj-gateway"
+
+static int serve(const struct gw_config *cfg, struct gw_server *gw,
+                 const sigset_t *set)
+{
+  struct hs_http_app app = {.cfg = &cfg->front, .stats = gw->stats,
+                            .ops = &gw_http_ops, .ctx = gw,
+                            .server_name = PROG};
+  struct hs_http *http = NULL;
+  struct hs_buf why;
+  hs_buf_init(&why, 4096);
+  char bound[128];
+  if (hs_http_start(&app, &http, bound, sizeof bound, &why)) {
+    fprintf(stderr, PROG ": %s\n", hs_buf_cstr(&why));
+    hs_buf_free(&why);
+    return 1;
+  }
+  hs_buf_free(&why);
+  printf("listening on %s\n", bound);
+  fflush(stdout);
+  int sig;
+  while (sigwait(set, &sig) == 0 && sig != SIGINT && sig != SIGTERM)
+    ;
+  hs_http_stop(http);
+  return 0;
+}
+
+static int run(const struct gw_config *cfg, const sigset_t *set)
+{
+  static struct hs_stats stats;
+  hs_stats_init(&stats);
+  struct gw_server gw = {.cfg = cfg, .stats = &stats};
+  atomic_init(&gw.next_id, ((uint64_t)time(NULL) << 24) ^ 0x6a7e);
+  atomic_init(&gw.backend_failures, 0);
+  struct hs_buf why;
+  hs_buf_init(&why, 4096);
+  int status = 1;
+  if (gw_backend_open(&cfg->backend, &gw.be, &why)) {
+    fprintf(stderr, PROG ": %s\n", hs_buf_cstr(&why));
+    goto out;
+  }
+  if (hs_rdma_open(&cfg->front, &stats, &gw.rdma, &why)) {
+    fprintf(stderr, PROG ": cannot use RDMA device %s: %s\n",
+            cfg->front.nic ? cfg->front.nic : "(default)", hs_buf_cstr(&why));
+    goto out_backend;
+  }
+  if (!gw.rdma)
+    fprintf(stderr,
+            PROG ": RDMA unavailable (%s): forwarding plain HTTP only; "
+                 "requests with x-amz-rdma-token get 501\n",
+            hs_buf_cstr(&why));
+  else
+    fprintf(stderr, PROG ": RDMA on %s\n", hs_rdma_nic(gw.rdma));
+  fprintf(stderr, PROG ": backend %s\n", cfg->backend.url);
+  status = serve(cfg, &gw, set);
+  hs_rdma_close(gw.rdma);
+out_backend:
+  gw_backend_close(gw.be);
+out:
+  hs_buf_free(&why);
+  return status;
+}
+
+int main(int argc, char **argv)
+{
+  struct gw_config cfg;
+  struct hs_buf err;
+  hs_buf_init(&err, 4096);
+  switch (gw_config_parse(argc, argv, &cfg, &err)) {
+  case HS_CONFIG_HELP:
+    gw_config_usage(stdout);
+    return 0;
+  case HS_CONFIG_VERSION:
+    printf(PROG " " HIPOBJ_GATEWAY_VERSION "\n");
+    return 0;
+  case HS_CONFIG_ERROR:
+    fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", hs_buf_cstr(&err));
+    hs_buf_free(&err);
+    return 2;
+  case HS_CONFIG_OK:
+    break;
+  }
+  hs_buf_free(&err);
+  /* Every thread inherits this mask; only the main thread takes signals. */
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  return run(&cfg, &set);
+}

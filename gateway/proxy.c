@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/* One request through the gateway. The client is authenticated with the
+ * gateway's credentials, completely, before anything reaches the backend
+ * or the RDMA path (server/auth). Then:
+ *   - GET /_hipobj/stats and /_hipobj/health are answered here;
+ *   - GetObject, PutObject and UploadPart with x-amz-rdma-token go to
+ *     rdma_path.c;
+ *   - everything else is forwarded: the backend gets the same method, path,
+ *     query and headers, signed with the gateway's own credentials, and the
+ *     body as it arrives; its answer (status, headers, body) streams back.
+ * A body whose signature depends on its bytes (a declared SHA-256 is also
+ * checked by the backend; a deferred signature only here) has its last
+ * piece held back until the signature is checked: a forged body never
+ * reaches the backend whole, so it is never committed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "auth/auth.h"
+#include "auth/sigv4.h"
+#include "gateway.h"
+#include "http.h"
+#include "rdma.h"
+#include "xml.h"
+
+#define FWD_HEADERS_MAX 96
+
+struct gw_op {
+  struct gw_server *gw;
+  struct hs_request req;
+  char request_id[20];
+  struct hs_response resp;
+  struct hs_span path;
+  struct hs_query query;     /* as received */
+  struct hs_query fwd_query; /* without a presigned URL's parameters */
+  struct hs_auth auth;
+  enum gw_mode mode;
+  const char *name;
+  struct gw_call *call;      /* a forwarded request with a body */
+  bool body_refused;         /* the backend answered before the body */
+  char *held;                /* the last body piece, not yet sent */
+  size_t held_n, held_cap;
+  uint64_t body_bytes;
+  bool done;
+};
+
+/* ---- responses ---------------------------------------------------------- */
+
+struct hs_response *gw_op_resp(struct gw_op *op) { return &op->resp; }
+struct gw_server *gw_op_server(struct gw_op *op) { return op->gw; }
+
+static void resp_reset(struct gw_op *op)
+{
+  struct hs_response *r = &op->resp;
+  hs_buf_free(&r->headers);
+  hs_buf_free(&r->body);
+  if (r->source.close)
+    r->source.close(r->source.ctx);
+  memset(&r->source, 0, sizeof r->source);
+  r->status = 200;
+  r->head = false;
+  r->head_length = 0;
+  r->length = 0;
+}
+
+void gw_op_error(struct gw_op *op, enum hs_err err, const char *message)
+{
+  resp_reset(op);
+  struct hs_response *r = &op->resp;
+  r->status = hs_err_status(err);
+  op->done = true;
+  hs_resp_header(r, "x-amz-request-id", op->request_id);
+  if (r->status == 304 || !strcmp(op->req.method, "HEAD"))
+    return;
+  hs_resp_header(r, "Content-Type", "application/xml");
+  hs_err_xml(&r->body, err, message, op->path.p, op->path.len,
+             op->request_id);
+}
+
+/* Hop-by-hop headers and those the front writes itself. */
+static bool front_owns(const char *name)
+{
+  static const char *const own[] = {
+      "connection", "keep-alive", "transfer-encoding", "content-length",
+      "date",       "server",     "upgrade",           "trailer",
+      "proxy-connection", "te"};
+  for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
+    if (strcasecmp(name, own[i]) == 0)
+      return true;
+  return false;
+}
+
+static long source_read(void *ctx, char *buf, size_t max)
+{
+  return gw_call_read(ctx, buf, max);
+}
+
+static void source_close(void *ctx) { gw_call_close(ctx); }
+
+const char *gw_op_request_id(const struct gw_op *op)
+{
+  return op->request_id;
+}
+
+void gw_op_backend_headers(struct gw_op *op, struct gw_call *call)
+{
+  resp_reset(op);
+  struct hs_response *r = &op->resp;
+  r->status = gw_call_status(call);
+  op->done = true;
+  size_t pos = 0;
+  const char *name, *value;
+  while (gw_call_next_header(call, &pos, &name, &value))
+    if (!front_owns(name))
+      hs_resp_header(r, name, value);
+}
+
+void gw_op_backend_response(struct gw_op *op, struct gw_call *call, bool body)
+{
+  gw_op_backend_headers(op, call);
+  struct hs_response *r = &op->resp;
+  uint64_t len = gw_call_length(call);
+  if (!strcmp(op->req.method, "HEAD")) {
+    r->head = true;
+    r->head_length = len == UINT64_MAX ? 0 : len;
+    gw_call_close(call);
+  } else if (!body || r->status == 204 || r->status == 304 || len == 0) {
+    gw_call_close(call);
+  } else {
+    r->source = (struct hs_source){source_read, source_close, call};
+    r->length = len;
+  }
+}
+
+void gw_op_backend_failed(struct gw_op *op, struct gw_call *call)
+{
+  char m[512];
+  snprintf(m, sizeof m, "The store behind this gateway cannot be reached: "
+                        "%s.", call ? gw_call_error(call) : "no memory");
+  gw_call_close(call);
+  atomic_fetch_add(&op->gw->backend_failures, 1);
+  gw_op_error(op, HS_ERR_UNAVAILABLE, m);
+  hs_resp_header(&op->resp, "Retry-After", "1");
+}
+
+/* ---- what is forwarded -------------------------------------------------- */
+
+/* Request headers that are the client's conversation with the gateway, not
+ * with the store: its signature, the hop-by-hop ones, the RDMA token. */
+static bool client_only(const char *name)
+{
+  static const char *const drop[] = {
+      "host",       "authorization",     "x-amz-date",
+      "x-amz-content-sha256", "x-amz-security-token", "x-amz-rdma-token",
+      "connection", "keep-alive",        "proxy-connection",
+      "te",         "trailer",           "transfer-encoding",
+      "upgrade",    "expect",            "content-length",
+      "date",       "accept-encoding"};
+  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
+    if (strcasecmp(name, drop[i]) == 0)
+      return true;
+  return false;
+}
+
+size_t gw_forward_headers(const struct hs_headers *in, struct hs_kv *out,
+                          size_t cap)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < in->n && n < cap; i++)
+    if (!client_only(in->v[i].name))
+      out[n++] = in->v[i];
+  return n;
+}
+
+/* The query without a presigned URL's signature: the backend gets the
+ * gateway's. */
+static void forward_query(struct gw_op *op)
+{
+  op->fwd_query.n = 0;
+  op->fwd_query.arena = NULL;
+  for (size_t i = 0; i < op->query.n; i++)
+    if (strncasecmp(op->query.p[i].name, "X-Amz-", 6) != 0)
+      op->fwd_query.p[op->fwd_query.n++] = op->query.p[i];
+}
+
+static const char *payload_hash(const struct gw_op *op, char hex[65])
+{
+  if (op->auth.payload != HS_PAYLOAD_SHA256)
+    return HS_UNSIGNED_PAYLOAD;
+  hs_hex(op->auth.expected, HS_SHA256_LEN, hex);
+  return hex;
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+static void *op_new(void *app, const struct hs_request *req)
+{
+  struct gw_server *gw = app;
+  struct gw_op *op = calloc(1, sizeof *op);
+  if (!op)
+    return NULL;
+  op->gw = gw;
+  op->req = *req;
+  op->name = "Forward";
+  uint64_t id = atomic_fetch_add(&gw->next_id, 1);
+  snprintf(op->request_id, sizeof op->request_id, "%016llX",
+           (unsigned long long)id);
+  hs_buf_init(&op->resp.headers, 64u << 10);
+  hs_buf_init(&op->resp.body, 0);
+  op->resp.status = 200;
+  return op;
+}
+
+static void op_free(void *p)
+{
+  struct gw_op *op = p;
+  gw_call_close(op->call); /* a body cut short: the backend never sees
+                              its end */
+  resp_reset(op);
+  hs_auth_free(&op->auth);
+  hs_query_free(&op->query);
+  free(op->held);
+  free(op);
+}
+
+static struct hs_sigv4_request sigv4_request(const struct gw_op *op)
+{
+  return (struct hs_sigv4_request){.method = op->req.method,
+                                   .path = op->path,
+                                   .query = &op->query,
+                                   .headers = &op->req.headers};
+}
+
+static bool is_auth_failure(enum hs_err err)
+{
+  return err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
+         err == HS_ERR_UNKNOWN_ACCESS_KEY || err == HS_ERR_AUTH_HEADER ||
+         err == HS_ERR_AUTH_QUERY || err == HS_ERR_TIME_SKEWED ||
+         err == HS_ERR_EXPIRED;
+}
+
+static bool has_body(const struct gw_op *op)
+{
+  return op->req.chunked || (op->req.has_length && op->req.content_length);
+}
+
+/* GetObject, PutObject or UploadPart: what a token may carry. */
+static bool carries_payload(const struct gw_op *op)
+{
+  const char *p = op->path.p;
+  size_t n = op->path.len;
+  const char *slash = n > 1 ? memchr(p + 1, '/', n - 1) : NULL;
+  if (!slash || slash + 1 >= p + n)
+    return false; /* no key */
+  const struct hs_headers *h = &op->req.headers;
+  if (!strcmp(op->req.method, "GET"))
+    return !hs_query_get(&op->query, "uploadId") &&
+           !hs_query_get(&op->query, "tagging") &&
+           !hs_query_get(&op->query, "acl");
+  if (!strcmp(op->req.method, "PUT"))
+    return !hs_header_get(h, "x-amz-copy-source") &&
+           !hs_query_get(&op->query, "tagging") &&
+           !hs_query_get(&op->query, "acl");
+  return false;
+}
+
+static enum hs_err authenticate(struct gw_op *op, bool rdma)
+{
+  struct hs_sigv4_request r = sigv4_request(op);
+  const struct hs_config *cfg = &op->gw->cfg->front;
+  enum hs_err err = hs_auth_begin(&op->auth, cfg, &r, (int64_t)time(NULL));
+  if (!err && hs_auth_streaming(&op->auth))
+    return HS_ERR_NOT_IMPLEMENTED;
+  if (!err && (rdma || !has_body(op)))
+    err = hs_auth_no_body(&op->auth, cfg, &r, rdma);
+  if (is_auth_failure(err))
+    hs_stat_add(&op->gw->stats->auth_failures, 1);
+  return err;
+}
+
+static void local(struct gw_op *op)
+{
+  op->mode = GW_LOCAL;
+  op->done = true;
+  struct hs_response *r = &op->resp;
+  hs_resp_header(r, "Content-Type", "application/json");
+  if (op->path.len == 15 && !memcmp(op->path.p, "/_hipobj/health", 15)) {
+    hs_buf_puts(&r->body, "{\"status\":\"ok\"}\n");
+    return;
+  }
+  if (op->path.len != 14 || memcmp(op->path.p, "/_hipobj/stats", 14)) {
+    gw_op_error(op, HS_ERR_INVALID_URI, "Unknown gateway endpoint.");
+    return;
+  }
+  struct hs_buf conns;
+  hs_buf_init(&conns, 0);
+  if (op->gw->rdma)
+    hs_rdma_stats_json(op->gw->rdma, &conns);
+  hs_stats_json(op->gw->stats, NULL, conns.len ? hs_buf_cstr(&conns) : NULL,
+                &r->body);
+  hs_buf_free(&conns);
+  /* one more member before the closing brace */
+  if (r->body.len >= 2) {
+    r->body.len -= 2;
+    hs_buf_printf(&r->body, ",\"gateway\":{\"backend_failures\":%llu}}\n",
+                  (unsigned long long)atomic_load(&op->gw->backend_failures));
+  }
+}
+
+static void fill_call(struct gw_op *op, struct gw_call_req *cr,
+                      struct hs_kv *kv, char hex[65])
+{
+  *cr = (struct gw_call_req){
+      .method = op->req.method,
+      .path = op->path,
+      .query = &op->fwd_query,
+      .headers = kv,
+      .nheaders = gw_forward_headers(&op->req.headers, kv, FWD_HEADERS_MAX),
+      .payload_hash = payload_hash(op, hex),
+      .body = has_body(op),
+      .length = op->req.chunked ? UINT64_MAX : op->req.content_length,
+      .head = !strcmp(op->req.method, "HEAD")};
+}
+
+static enum hs_step forward(struct gw_op *op)
+{
+  struct hs_kv kv[FWD_HEADERS_MAX];
+  char hex[65];
+  struct gw_call_req cr;
+  fill_call(op, &cr, kv, hex);
+  struct gw_call *call = NULL;
+  enum hs_err err = gw_call_start(op->gw->be, &cr, &call);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return HS_STEP_RESPOND;
+  }
+  if (cr.body) {
+    op->call = call;
+    return HS_STEP_BODY;
+  }
+  if (gw_call_head(call) == GW_HEAD_RESPONSE)
+    gw_op_backend_response(op, call, true);
+  else
+    gw_op_backend_failed(op, call);
+  return HS_STEP_RESPOND;
+}
+
+static enum hs_step op_begin(void *p)
+{
+  struct gw_op *op = p;
+  struct hs_span q;
+  const char *t = op->req.target;
+  if (!hs_target_split(t, strlen(t), &op->path, &q)) {
+    gw_op_error(op, HS_ERR_INVALID_URI, NULL);
+    return HS_STEP_RESPOND;
+  }
+  enum hs_err err = hs_query_parse(q.p, q.len, &op->query);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return HS_STEP_RESPOND;
+  }
+  forward_query(op);
+  if (op->path.len > 9 && !memcmp(op->path.p, "/_hipobj/", 9) &&
+      !strcmp(op->req.method, "GET")) {
+    local(op);
+    return HS_STEP_RESPOND;
+  }
+  const char *tok = hs_header_get(&op->req.headers, "x-amz-rdma-token");
+  bool rdma = tok && carries_payload(op);
+  err = authenticate(op, rdma);
+  if (err == HS_ERR_NOT_IMPLEMENTED) {
+    gw_op_error(op, err, "The gateway does not forward aws-chunked bodies "
+                         "(STREAMING-*): sign the payload or send "
+                         "UNSIGNED-PAYLOAD.");
+    return HS_STEP_RESPOND;
+  }
+  if (err) {
+    gw_op_error(op, err, op->auth.detail[0] ? op->auth.detail : NULL);
+    return HS_STEP_RESPOND;
+  }
+  if (!rdma)
+    return forward(op);
+  op->mode = GW_RDMA;
+  op->name = strcmp(op->req.method, "GET") == 0 ? "GetObject" : "PutObject";
+  if (has_body(op)) {
+    gw_op_error(op, HS_ERR_INVALID_ARGUMENT,
+                "A request with x-amz-rdma-token has no body.");
+    return HS_STEP_RESPOND;
+  }
+  struct hs_kv kv[FWD_HEADERS_MAX];
+  char hex[65];
+  struct gw_call_req cr;
+  fill_call(op, &cr, kv, hex);
+  gw_rdma(op, tok, &cr, &op->req.headers);
+  op->done = true;
+  return HS_STEP_RESPOND;
+}
+
+/* Sends the piece held back, then holds this one. */
+static void op_body(void *p, const char *data, size_t n)
+{
+  struct gw_op *op = p;
+  op->body_bytes += n;
+  hs_auth_payload(&op->auth, data, n);
+  if (op->body_refused || !op->call)
+    return; /* the backend answered already: the rest is dropped */
+  if (op->held_n && !gw_call_send(op->call, op->held, op->held_n))
+    op->body_refused = true;
+  op->held_n = 0;
+  if (n > op->held_cap) {
+    char *h = realloc(op->held, n);
+    if (!h) {
+      op->body_refused = true;
+      return;
+    }
+    op->held = h;
+    op->held_cap = n;
+  }
+  memcpy(op->held, data, n);
+  op->held_n = n;
+}
+
+static void op_end(void *p)
+{
+  struct gw_op *op = p;
+  if (!op->call)
+    return;
+  struct hs_sigv4_request r = sigv4_request(op);
+  enum hs_err err = hs_auth_end(&op->auth, &op->gw->cfg->front, &r);
+  struct gw_call *call = op->call;
+  if (err) { /* the backend never gets the last piece */
+    op->call = NULL;
+    gw_call_close(call);
+    if (is_auth_failure(err))
+      hs_stat_add(&op->gw->stats->auth_failures, 1);
+    gw_op_error(op, err, NULL);
+    return;
+  }
+  if (!op->body_refused && op->held_n)
+    gw_call_send(call, op->held, op->held_n);
+  if (op->req.chunked)
+    gw_call_send_end(call);
+  op->call = NULL;
+  hs_stat_add(&op->gw->stats->http_bytes_in, op->body_bytes);
+  if (gw_call_head(call) == GW_HEAD_RESPONSE)
+    gw_op_backend_response(op, call, true);
+  else
+    gw_op_backend_failed(op, call);
+}
+
+static struct hs_response *op_response(void *p)
+{
+  struct gw_op *op = p;
+  if (!op->done)
+    gw_op_error(op, HS_ERR_INTERNAL, NULL);
+  if (op->resp.headers.failed || op->resp.body.failed) {
+    op->resp.headers.failed = false;
+    op->resp.body.failed = false;
+    gw_op_error(op, HS_ERR_NOMEM, NULL);
+  }
+  return &op->resp;
+}
+
+static const char *op_name(const void *p)
+{
+  const struct gw_op *op = p;
+  return op->mode == GW_LOCAL ? "Admin" : op->name;
+}
+
+static const char *op_path(const void *p)
+{
+  const struct gw_op *op = p;
+  return op->mode == GW_RDMA ? "rdma" : "http";
+}
+
+static uint64_t op_body_bytes(const void *p)
+{
+  const struct gw_op *op = p;
+  return op->body_bytes;
+}
+
+const struct hs_http_ops gw_http_ops = {
+    op_new,  op_begin, op_body,       op_end,  op_response,
+    op_name, op_path,  op_body_bytes, op_free,
+};
