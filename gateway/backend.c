@@ -506,6 +506,7 @@ static void set_options(struct gw_call *c, const struct gw_call_req *r)
   curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->err);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L); /* "a/../b" is a key */
   curl_easy_setopt(e, CURLOPT_HTTP_CONTENT_DECODING, 0L);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)c->be->connect_ms);
   curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);

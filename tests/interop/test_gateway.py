@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: MIT
+"""hipobj-gateway in front of hipobj-test-server (as its S3 backend), driven
+by boto3 and by hand-signed raw requests:
+  - every S3 operation of test_boto3.py through the gateway behaves as it
+    does against the server itself, and the SigV4 rejections hold;
+  - the bytes really pass through: the backend's counters grow;
+  - a forged body (deferred signature) and a body that does not match its
+    declared SHA-256 are refused and leave nothing in the backend;
+  - aws-chunked bodies and malformed tokens get clear errors;
+  - a backend that is down gives 503 ServiceUnavailable, and the gateway
+    serves again once it is back (nothing restarted);
+  - a backend killed in the middle of an upload leaves no object;
+  - bodies stream: a 192 MiB object goes through a gateway whose memory
+    stays far below its size.
+Usage: test_gateway.py PATH-TO-hipobj-test-server PATH-TO-hipobj-gateway.
+Exit 77 without boto3."""
+import datetime
+import hashlib
+import hmac
+import http.client
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_harness import SKIP, Checks, Failure, Server  # noqa: E402
+
+try:
+    import test_boto3 as tb
+except SystemExit:
+    raise
+MiB = 1024 * 1024
+BK, BS = "BACKENDKEY", "backend/secret"  # the gateway's keys at the backend
+
+
+def sign(method, url, path, ak, sk, headers, payload_hash, send_hash=True):
+    """A SigV4 Authorization header for a raw request; adds x-amz-date (and
+    x-amz-content-sha256 unless send_hash is False) to headers."""
+    now = datetime.datetime.utcnow()
+    amz = now.strftime("%Y%m%dT%H%M%SZ")
+    host = urllib.parse.urlparse(url).netloc
+    headers["x-amz-date"] = amz
+    if send_hash:
+        headers["x-amz-content-sha256"] = payload_hash
+    h = {k.lower(): v.strip() for k, v in headers.items()}
+    h["host"] = host
+    names = sorted(h)
+    canon = "\n".join([
+        method, urllib.parse.quote(path, safe="/~"), "",
+        "".join("%s:%s\n" % (n, h[n]) for n in names), ";".join(names),
+        payload_hash])
+    scope = "%s/us-east-1/s3/aws4_request" % amz[:8]
+    sts = "\n".join(["AWS4-HMAC-SHA256", amz, scope,
+                     hashlib.sha256(canon.encode()).hexdigest()])
+    k = ("AWS4" + sk).encode()
+    for part in (amz[:8], "us-east-1", "s3", "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    sig = hmac.new(k, sts.encode(), hashlib.sha256).hexdigest()
+    headers["Authorization"] = (
+        "AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s"
+        % (ak, scope, ";".join(names), sig))
+    return headers
+
+
+def raw(url, method, path, headers, body=b""):
+    u = urllib.parse.urlparse(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+    conn.request(method, path, body=body, headers=headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, dict(r.getheaders()), data
+
+
+def absent(be_s3, bucket, key):
+    try:
+        be_s3.head_object(Bucket=bucket, Key=key)
+        return False
+    except tb.botocore.exceptions.ClientError as e:
+        return e.response["ResponseMetadata"]["HTTPStatusCode"] == 404
+
+
+def forged_bodies(gw, be_s3, c):
+    be_s3.create_bucket(Bucket="guard")
+    path = "/guard/forged"
+    body, other = b"A" * 4096, b"B" * 4096
+    # signed over body A without declaring its hash: the signature is
+    # checked at the end, and body B never reaches the backend whole
+    h = sign("PUT", gw.url, path, tb.AK, tb.SK, {},
+             hashlib.sha256(body).hexdigest(), send_hash=False)
+    st, _, data = raw(gw.url, "PUT", path, h, other)
+    c.eq(st, 403, "forged body (deferred signature): 403")
+    c.ok(b"SignatureDoesNotMatch" in data, "forged body: the S3 code")
+    c.ok(absent(be_s3, "guard", "forged"), "forged body: nothing stored")
+    # a declared SHA-256 the body does not match: the backend refuses it
+    h = sign("PUT", gw.url, path, tb.AK, tb.SK, {},
+             hashlib.sha256(body).hexdigest())
+    st, _, data = raw(gw.url, "PUT", path, h, other)
+    c.eq(st, 400, "SHA-256 mismatch: 400")
+    c.ok(b"XAmzContentSHA256Mismatch" in data, "SHA-256 mismatch: the code")
+    c.ok(absent(be_s3, "guard", "forged"), "SHA-256 mismatch: nothing stored")
+    # the same request, honest, goes through
+    h = sign("PUT", gw.url, path, tb.AK, tb.SK, {},
+             hashlib.sha256(body).hexdigest(), send_hash=False)
+    st, _, _ = raw(gw.url, "PUT", path, h, body)
+    c.eq(st, 200, "honest deferred signature: 200")
+    c.eq(be_s3.get_object(Bucket="guard", Key="forged")["Body"].read(), body,
+         "honest body stored as sent")
+    # aws-chunked is not forwarded
+    h = sign("PUT", gw.url, "/guard/chunked", tb.AK, tb.SK,
+             {"x-amz-decoded-content-length": "5"},
+             "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
+    st, _, data = raw(gw.url, "PUT", "/guard/chunked", h, b"0;x\r\n\r\n")
+    c.eq(st, 501, "aws-chunked: 501")
+    c.ok(b"aws-chunked" in data, "aws-chunked: says why")
+    # malformed token: 400 without a reply header
+    h = sign("GET", gw.url, path, tb.AK, tb.SK, {"x-amz-rdma-token": "zz"},
+             hashlib.sha256(b"").hexdigest())
+    st, hdrs, data = raw(gw.url, "GET", path, h)
+    c.eq(st, 400, "malformed token: 400")
+    c.ok(not any(k.lower() == "x-amz-rdma-reply" for k in hdrs),
+         "malformed token: no reply header")
+    # a well-formed token without an RDMA device: 501, reply 501
+    h = sign("GET", gw.url, path, tb.AK, tb.SK, {"x-amz-rdma-token": tb.TOKEN},
+             hashlib.sha256(b"").hexdigest())
+    st, hdrs, _ = raw(gw.url, "GET", path, h)
+    c.eq((st, {k.lower(): v for k, v in hdrs.items()}.get("x-amz-rdma-reply")),
+         (501, "501"), "token without RDMA: 501 and reply 501")
+
+
+def vm_hwm_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def streaming(gw, s3, c):
+    size = 192 * MiB
+    s3.create_bucket(Bucket="stream")
+    block = os.urandom(MiB)
+    want = hashlib.sha256()
+    path = "/stream/big"
+    h = sign("PUT", gw.url, path, tb.AK, tb.SK,
+             {"Content-Length": str(size)}, "UNSIGNED-PAYLOAD")
+    u = urllib.parse.urlparse(gw.url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=120)
+    conn.putrequest("PUT", path)
+    for k, v in h.items():
+        conn.putheader(k, v)
+    conn.endheaders()
+    for _ in range(size // MiB):
+        conn.send(block)
+        want.update(block)
+    r = conn.getresponse()
+    r.read()
+    conn.close()
+    c.eq(r.status, 200, "192 MiB streamed up through the gateway")
+    r = s3.get_object(Bucket="stream", Key="big")
+    got, hh = 0, hashlib.sha256()
+    for chunk in r["Body"].iter_chunks(4 * MiB):
+        got += len(chunk)
+        hh.update(chunk)
+    c.eq(got, size, "192 MiB back through the gateway")
+    c.eq(hh.hexdigest(), want.hexdigest(), "192 MiB: the same bytes")
+    hwm = vm_hwm_kib(gw.proc.pid)
+    c.ok(0 < hwm < 64 * 1024,
+         "the gateway streams: peak memory %d KiB for a 192 MiB object" % hwm)
+    s3.delete_object(Bucket="stream", Key="big")
+
+
+def backend_down(binary, d, be, gw, s3, c):
+    port = be.port
+    rc = be.stop()
+    c.eq(rc, 0, "backend stopped")
+    code, status, _ = tb.error_of(s3.get_object, Bucket="guard", Key="forged")
+    c.eq((code, status), ("ServiceUnavailable", 503), "backend down: 503")
+    st = gw.stats()
+    c.ok(st["gateway"]["backend_failures"] >= 1, "stats: backend failures")
+    be2 = Server(binary, "--listen", "127.0.0.1:%d" % port, "--data-dir", d,
+                 "--access-key", BK, "--secret-key", BS, "--no-rdma")
+    be2.start()
+    c.eq(s3.get_object(Bucket="guard", Key="forged")["Body"].read(),
+         b"A" * 4096, "backend back: served again, nothing restarted")
+    return be2
+
+
+def killed_mid_upload(binary, d, be, gw, c):
+    """The backend dies with 8 of 32 MiB received: no object, ever."""
+    port = be.port
+    path = "/guard/halfway"
+    size = 32 * MiB
+    h = sign("PUT", gw.url, path, tb.AK, tb.SK,
+             {"Content-Length": str(size)}, "UNSIGNED-PAYLOAD")
+    u = urllib.parse.urlparse(gw.url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    conn.putrequest("PUT", path)
+    for k, v in h.items():
+        conn.putheader(k, v)
+    conn.endheaders()
+    conn.send(b"x" * (8 * MiB))
+    time.sleep(0.5)
+    be.proc.send_signal(signal.SIGKILL)
+    be.proc.wait()
+    be.proc.stdout.close()
+    be.proc = None
+    failed = False
+    try:
+        conn.send(b"x" * (24 * MiB))
+        r = conn.getresponse()
+        r.read()
+        failed = r.status >= 500
+    except (OSError, http.client.HTTPException):
+        failed = True
+    conn.close()
+    c.ok(failed, "upload cut by the backend's death: the client sees it")
+    be2 = Server(binary, "--listen", "127.0.0.1:%d" % port, "--data-dir", d,
+                 "--access-key", BK, "--secret-key", BS, "--no-rdma")
+    be2.start()
+    be_s3 = tb.client(be2.url, BK, BS)
+    c.ok(absent(be_s3, "guard", "halfway"),
+         "backend restarted: no half-written object")
+    return be2
+
+
+def run(server_bin, gateway_bin, c):
+    d = tempfile.mkdtemp(prefix="hipobj-gw-")
+    be = gw = None
+    try:
+        be = Server(server_bin, "--data-dir", d, "--access-key", BK,
+                    "--secret-key", BS, "--no-rdma").start()
+        gw = Server(gateway_bin, "--backend", be.url, "--backend-access-key",
+                    BK, "--backend-secret-key", BS, "--access-key", tb.AK,
+                    "--secret-key", tb.SK, "--no-rdma",
+                    "--log-requests").start()
+        s3 = tb.client(gw.url)
+        be_s3 = tb.client(be.url, BK, BS)
+        tb.all_operations(s3, c)
+        st = be.stats()
+        c.ok(st["http"]["bytes_in"] > 15 * MiB and
+             st["http"]["bytes_out"] > 15 * MiB,
+             "the backend moved the bytes (in %d, out %d)" %
+             (st["http"]["bytes_in"], st["http"]["bytes_out"]))
+        tb.sigv4_rejections(gw.url, c)
+        c.ok(gw.stats()["auth_failures"] >= 6, "gateway stats: auth failures")
+        forged_bodies(gw, be_s3, c)
+        streaming(gw, s3, c)
+        be = backend_down(server_bin, d, be, gw, s3, c)
+        be = killed_mid_upload(server_bin, d, be, gw, c)
+        log = gw.stderr()
+        c.ok("X-Amz-Signature" not in log and "Credential" not in log,
+             "no signature in the gateway's log")
+        c.eq(gw.stop(), 0, "gateway: clean exit on SIGTERM")
+    finally:
+        for s in (gw, be):
+            if s and s.proc:
+                s.kill()
+        shutil.rmtree(d)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3:
+        sys.stderr.write("usage: %s SERVER GATEWAY\n" % sys.argv[0])
+        sys.exit(2)
+    name = "gateway interop (boto3 %s)" % tb.boto3.__version__
+    checks = Checks(name)
+    try:
+        run(sys.argv[1], sys.argv[2], checks)
+    except Failure as e:
+        print("FAIL %s after %d checks: %s" % (name, checks.passed, e))
+        sys.exit(1)
+    print("%s: %d checks passed" % (name, checks.passed))
+    sys.exit(0)
