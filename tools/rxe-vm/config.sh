@@ -50,6 +50,7 @@ GUEST_MODS_EXTRA=(
   dummy veth                                            # --netdev dummy|veth
   vgem                                                  # a dma-buf exporter (DRM PRIME)
   sch_netem sch_prio cls_u32                            # fault injection (tests/vm/faults.sh)
+  virtio_net                                            # --host-port (a host service, through QEMU user networking)
 )
 
 # Host packages (Debian names) that build-image.sh / run.sh need; installed

@@ -26,6 +26,10 @@
 #   --modprobe MOD     load an extra module at boot (repeatable): rdma_ucm
 #                      (for librdmacm), vgem (a dma-buf exporter), ...
 #   --mem MB, --smp N, --cpu MODEL   guest size (defaults 2048, 2, max)
+#   --host-port G:H    let the guest reach a service the host runs on
+#                      127.0.0.1:H at 10.0.2.100:G (QEMU user networking,
+#                      restrict=on: nothing else; repeatable): the guest gets
+#                      eth0 10.0.2.15/24 and HOST_ADDR=10.0.2.100
 #   --qemu-arg ARG     extra QEMU argument (repeatable)
 #   --keep-work        keep the temporary payload directory (prints its path)
 # The test environment in the VM:
@@ -45,7 +49,7 @@ RXE_VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 TIMEOUT=900 TEST_TIMEOUT=300 MEM=2048 SMP=2 CPU=max NETDEV=lo
 RESULTS= LOG= QUIET=0 KEEP_WORK=0
-FILES=() ENVS=() TESTS=() QEXTRA=() MODS=()
+FILES=() ENVS=() TESTS=() QEXTRA=() MODS=() HOSTPORTS=()
 need_arg() { [ $# -ge 2 ] || rxe_vm_die "$1 needs an argument"; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -63,6 +67,8 @@ while [ $# -gt 0 ]; do
     --smp) need_arg "$@"; SMP=$2; shift 2 ;;
     --cpu) need_arg "$@"; CPU=$2; shift 2 ;;
     --qemu-arg) need_arg "$@"; QEXTRA+=("$2"); shift 2 ;;
+    --host-port) need_arg "$@"; [[ $2 =~ ^[0-9]+:[0-9]+$ ]] || rxe_vm_die "--host-port wants GUEST:HOST, got: $2"
+                 HOSTPORTS+=("$2"); shift 2 ;;
     --keep-work) KEEP_WORK=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/{/^#/{s/^# \{0,1\}//;p}}' "$0"; exit 0 ;;
     --) shift; TESTS+=("$@"); break ;;
@@ -166,6 +172,18 @@ if [ -n "$RESULTS" ]; then
   RESULTS=$(cd "$RESULTS" && pwd)
   QARGS+=(-virtfs "local,path=${RESULTS//,/,,},mount_tag=results,security_model=none,id=results")
   KAPPEND+=" rxe.results=1"
+fi
+if [ ${#HOSTPORTS[@]} -gt 0 ]; then
+  # one user-mode NIC, restricted to the forwards asked for; each guest
+  # connection runs host-relay.py to the host's loopback port
+  relay=$(cd "$(dirname "$0")" && pwd)/host-relay.py
+  [[ $relay != *,* ]] || rxe_vm_die "the path of host-relay.py has a comma"
+  net=user,id=hostnet,restrict=on
+  for hp in "${HOSTPORTS[@]}"; do
+    net+=",guestfwd=tcp:10.0.2.100:${hp%%:*}-cmd:$relay ${hp#*:}"
+  done
+  QARGS+=(-netdev "$net" -device virtio-net-pci,netdev=hostnet)
+  KAPPEND+=" rxe.hostnet=1"
 fi
 QARGS+=("${QEXTRA[@]}" -append "$KAPPEND")
 if [ -z "$LOG" ]; then
