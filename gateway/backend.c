@@ -590,8 +590,10 @@ enum gw_head gw_call_head(struct gw_call *c)
 {
   perform(c);
   while (!c->head_done && !c->done) {
-    if (c->expect && (c->got_continue || c->want_body))
+    if (c->expect && (c->got_continue || c->want_body)) {
+      c->expect = false; /* once: the next call waits for the response */
       return GW_HEAD_CONTINUE;
+    }
     wait_io(c);
   }
   if (c->head_done)

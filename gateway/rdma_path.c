@@ -70,6 +70,13 @@ static int get_read(void *arg, uint64_t offset, void *buf, size_t len)
   return 0;
 }
 
+/* The store answered (or failed) before the whole upload was sent. */
+static void stopped(struct gw_xfer *x, const char *what)
+{
+  ho_warn("gateway: the store %s only part of an RDMA upload: HTTP %u %s",
+          what, gw_call_status(x->call), gw_call_error(x->call));
+}
+
 static int put_write(void *arg, uint64_t offset, const void *buf, size_t len)
 {
   struct gw_xfer *x = arg;
@@ -80,7 +87,11 @@ static int put_write(void *arg, uint64_t offset, const void *buf, size_t len)
     x->have_last = true;
     len--;
   }
-  return len == 0 || gw_call_send(x->call, buf, len) ? 0 : -1;
+  if (len && !gw_call_send(x->call, buf, len)) {
+    stopped(x, "took");
+    return -1;
+  }
+  return 0;
 }
 
 static int put_commit(void *arg, uint64_t bytes)
@@ -97,9 +108,14 @@ static int put_commit(void *arg, uint64_t bytes)
       return -1;
     }
   }
-  if (!gw_call_send(x->call, &x->last, 1) ||
-      gw_call_head(x->call) != GW_HEAD_RESPONSE)
+  if (!gw_call_send(x->call, &x->last, 1)) {
+    stopped(x, "took");
     return -1;
+  }
+  if (gw_call_head(x->call) != GW_HEAD_RESPONSE) {
+    stopped(x, "answered");
+    return -1;
+  }
   unsigned st = gw_call_status(x->call);
   char sink[4096];
   while (gw_call_read(x->call, sink, sizeof sink) > 0)
