@@ -26,6 +26,7 @@ static const struct option options[] = {
     {"listen", required_argument, NULL, OPT_SHARED},
     {"access-key", required_argument, NULL, OPT_SHARED},
     {"secret-key", required_argument, NULL, OPT_SHARED},
+    {"credentials", required_argument, NULL, OPT_SHARED},
     {"region", required_argument, NULL, OPT_SHARED},
     {"max-clock-skew", required_argument, NULL, OPT_SHARED},
     {"nic", required_argument, NULL, OPT_SHARED},
@@ -72,6 +73,9 @@ void gw_config_usage(FILE *f)
       "                         the key pair clients sign with; also from\n"
       "                         HIPOBJ_GATEWAY_ACCESS_KEY and\n"
       "                         HIPOBJ_GATEWAY_SECRET_KEY\n"
+      "  --credentials FILE     instead: several users, one \"ACCESS_KEY\n"
+      "                         SECRET_KEY\" per line ('#' comments); the\n"
+      "                         file must not be readable by others\n"
       "  --region NAME          the clients' signing region (us-east-1)\n"
       "  --max-clock-skew SEC   (default 900; 0: not checked)\n"
       "\n"
@@ -118,8 +122,10 @@ static bool apply(struct gw_config *c, int opt, const char *name,
 static enum hs_config_result check(struct gw_config *c, struct hs_buf *err)
 {
   struct hs_config *f = &c->front;
-  f->access_key = env_or(f->access_key, "HIPOBJ_GATEWAY_ACCESS_KEY");
-  f->secret_key = env_or(f->secret_key, "HIPOBJ_GATEWAY_SECRET_KEY");
+  if (!f->credentials_file) {
+    f->access_key = env_or(f->access_key, "HIPOBJ_GATEWAY_ACCESS_KEY");
+    f->secret_key = env_or(f->secret_key, "HIPOBJ_GATEWAY_SECRET_KEY");
+  }
   c->backend.access_key =
       env_or(c->backend.access_key, "HIPOBJ_GATEWAY_BACKEND_ACCESS_KEY");
   c->backend.secret_key =
@@ -127,10 +133,13 @@ static enum hs_config_result check(struct gw_config *c, struct hs_buf *err)
   const char *why = NULL;
   if (!c->backend.url)
     why = "--backend is required";
-  else if (!f->access_key || !f->secret_key)
-    why = "--access-key and --secret-key are required: the gateway signs "
-          "every request it forwards, so it must know who asks";
-  else if (strlen(f->access_key) > 128)
+  else if (f->credentials_file && (f->access_key || f->secret_key))
+    why = "--credentials and --access-key/--secret-key exclude each other";
+  else if (!f->credentials_file && (!f->access_key || !f->secret_key))
+    why = "--access-key and --secret-key (or --credentials) are required: "
+          "the gateway signs every request it forwards, so it must know "
+          "who asks";
+  else if (f->access_key && strlen(f->access_key) > 128)
     why = "--access-key is longer than 128 characters";
   else if (!c->backend.access_key != !c->backend.secret_key)
     why = "--backend-access-key and --backend-secret-key go together";

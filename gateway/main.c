@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "auth/credentials.h"
 #include "gw_config.h"
 #include "http.h"
 #include "rdma.h"
@@ -91,6 +92,13 @@ int main(int argc, char **argv)
   case HS_CONFIG_OK:
     break;
   }
+  struct hs_credentials *users = NULL;
+  if (hs_config_load_credentials(&cfg.front, &users, &err)) {
+    fprintf(stderr, PROG ": --credentials %s: %s\n", cfg.front.credentials_file,
+            hs_buf_cstr(&err));
+    hs_buf_free(&err);
+    return 1;
+  }
   hs_buf_free(&err);
   /* Every thread inherits this mask; only the main thread takes signals. */
   sigset_t set;
@@ -99,5 +107,7 @@ int main(int argc, char **argv)
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, NULL);
   signal(SIGPIPE, SIG_IGN);
-  return run(&cfg, &set);
+  int rc = run(&cfg, &set);
+  hs_credentials_free(users);
+  return rc;
 }

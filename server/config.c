@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "auth/credentials.h"
 #include "common/size.h"
 
 enum {
@@ -16,7 +17,7 @@ enum {
   OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
   OPT_RDMA_DEPTH, OPT_RDMA_MAX_CONN, OPT_RDMA_IDLE, OPT_FAULT_SKIP_FINAL,
   OPT_RANDOM_ETAGS, OPT_MAX_MEMORY, OPT_MULTIPART_EXPIRY, OPT_MAX_CONN_PER_IP,
-  OPT_HELP, OPT_VERSION
+  OPT_CREDENTIALS, OPT_HELP, OPT_VERSION
 };
 
 static const struct option options[] = {
@@ -51,6 +52,7 @@ static const struct option options[] = {
     {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
     {"multipart-expiry", required_argument, NULL, OPT_MULTIPART_EXPIRY},
     {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_PER_IP},
+    {"credentials", required_argument, NULL, OPT_CREDENTIALS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -80,6 +82,9 @@ void hs_config_usage(FILE *f)
       "  --access-key KEY       verify AWS Signature V4 with this key pair;\n"
       "  --secret-key SECRET    also from HIPOBJ_TEST_SERVER_ACCESS_KEY and\n"
       "                         HIPOBJ_TEST_SERVER_SECRET_KEY\n"
+      "  --credentials FILE     instead: several users, one \"ACCESS_KEY\n"
+      "                         SECRET_KEY\" per line ('#' comments); the\n"
+      "                         file must not be readable by others\n"
       "  --max-clock-skew SEC   reject signed requests dated further than SEC\n"
       "                         from now (default 900; 0: do not check)\n"
       "\n"
@@ -225,6 +230,7 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   case OPT_NIC: c->nic = arg; return *arg != '\0';
   case OPT_ACCESS_KEY: c->access_key = arg; return *arg != '\0';
   case OPT_SECRET_KEY: c->secret_key = arg; return *arg != '\0';
+  case OPT_CREDENTIALS: c->credentials_file = arg; return *arg != '\0';
   case OPT_REGION: c->region = arg; return *arg != '\0';
   case OPT_STATS_FILE: c->stats_file = arg; return *arg != '\0';
   case OPT_STATS_INTERVAL:
@@ -276,6 +282,18 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
 
 void hs_config_defaults(struct hs_config *c) { defaults(c); }
 
+enum hs_err hs_config_load_credentials(struct hs_config *c,
+                                       struct hs_credentials **owned,
+                                       struct hs_buf *why)
+{
+  *owned = NULL;
+  if (!c->credentials_file)
+    return HS_OK;
+  enum hs_err err = hs_credentials_load(c->credentials_file, owned, why);
+  c->credentials = *owned;
+  return err;
+}
+
 bool hs_config_set(struct hs_config *c, const char *name, const char *arg)
 {
   for (const struct option *o = options; o->name; o++)
@@ -314,14 +332,19 @@ enum hs_config_result hs_config_parse(int argc, char **argv,
     hs_buf_printf(err, "unexpected argument: %s", argv[optind]);
     return HS_CONFIG_ERROR;
   }
-  if (!c.access_key)
+  if (!c.access_key && !c.credentials_file)
     c.access_key = getenv("HIPOBJ_TEST_SERVER_ACCESS_KEY");
-  if (!c.secret_key)
+  if (!c.secret_key && !c.credentials_file)
     c.secret_key = getenv("HIPOBJ_TEST_SERVER_SECRET_KEY");
   if (c.access_key && !*c.access_key)
     c.access_key = NULL;
   if (c.secret_key && !*c.secret_key)
     c.secret_key = NULL;
+  if (c.credentials_file && (c.access_key || c.secret_key)) {
+    hs_buf_puts(err, "--credentials and --access-key/--secret-key exclude "
+                     "each other");
+    return HS_CONFIG_ERROR;
+  }
   if (!c.access_key != !c.secret_key) {
     hs_buf_puts(err, "--access-key and --secret-key go together");
     return HS_CONFIG_ERROR;

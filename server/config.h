@@ -10,6 +10,9 @@
 #include <stdio.h>
 
 #include "buf.h"
+#include "err.h"
+
+struct hs_credentials;
 
 struct hs_config {
   char listen_host[256]; /* numeric IPv4 or IPv6 address, or a name */
@@ -18,6 +21,10 @@ struct hs_config {
   const char *nic;       /* NULL: chosen as the library does */
   const char *access_key;
   const char *secret_key;
+  const char *credentials_file; /* --credentials: several users */
+  /* loaded from credentials_file by the program before serving (the
+   * parser reads no file); auth looks keys up there when it is set */
+  const struct hs_credentials *credentials;
   const char *region;
   const char *stats_file;
   unsigned stats_interval_ms;
@@ -61,6 +68,13 @@ void hs_config_usage(FILE *f);
  * hs_config_parse does (false: unknown or invalid). arg must outlive c. */
 void hs_config_defaults(struct hs_config *c);
 bool hs_config_set(struct hs_config *c, const char *name, const char *arg);
+
+/* Loads c->credentials_file, if set, into c->credentials (*owned: free it
+ * with hs_credentials_free after the last request). Errors: those of
+ * hs_credentials_load, with why. */
+enum hs_err hs_config_load_credentials(struct hs_config *c,
+                                       struct hs_credentials **owned,
+                                       struct hs_buf *why);
 
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (meaning 127.0.0.1). */
 bool hs_parse_listen(const char *s, char host[256], uint16_t *port);

@@ -96,6 +96,21 @@ static void refusals(void **state)
   assert_int_equal(parse(&c, err, sizeof err, "--help", NULL), HS_CONFIG_HELP);
 }
 
+static void credentials(void **state)
+{
+  struct gw_config c;
+  char err[256];
+  assert_int_equal(parse(&c, err, sizeof err, "--backend", "http://h",
+                         "--credentials", "/etc/users", NULL),
+                   HS_CONFIG_OK);
+  assert_string_equal(c.front.credentials_file, "/etc/users");
+  assert_null(c.front.access_key);
+  assert_int_equal(parse(&c, err, sizeof err, BASE, "--credentials", "/x",
+                         NULL),
+                   HS_CONFIG_ERROR);
+  assert_non_null(strstr(err, "exclude"));
+}
+
 static void environment(void **state)
 {
   struct gw_config c;
@@ -119,6 +134,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(minimal), cmocka_unit_test(shared_options),
-      cmocka_unit_test(refusals), cmocka_unit_test(environment)};
+      cmocka_unit_test(refusals), cmocka_unit_test(credentials),
+      cmocka_unit_test(environment)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "auth.h"
 
+#include "credentials.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -106,7 +108,11 @@ static enum hs_err unsigned_headers(struct hs_auth *a,
 static enum hs_err check_request(struct hs_auth *a, const struct hs_config *cfg,
                                  const struct hs_sigv4_request *r, int64_t now)
 {
-  if (strcmp(a->sig.access_key, cfg->access_key) != 0)
+  if (cfg->credentials)
+    a->secret = hs_credentials_secret(cfg->credentials, a->sig.access_key);
+  else if (strcmp(a->sig.access_key, cfg->access_key) == 0)
+    a->secret = cfg->secret_key;
+  if (!a->secret)
     return HS_ERR_UNKNOWN_ACCESS_KEY;
   if (strcmp(a->sig.service, "s3") != 0)
     return HS_ERR_AUTH_HEADER;
@@ -156,7 +162,7 @@ enum hs_err hs_auth_begin(struct hs_auth *a, const struct hs_config *cfg,
   enum hs_err err = payload_mode(a, r->headers);
   if (err)
     return err;
-  if (!cfg->access_key)
+  if (!cfg->access_key && !cfg->credentials)
     return HS_OK; /* anonymous server: every request is accepted */
   a->checked = true;
   if ((err = parse_credentials(a, r)) || (err = check_request(a, cfg, r, now)))
@@ -167,11 +173,11 @@ enum hs_err hs_auth_begin(struct hs_auth *a, const struct hs_config *cfg,
     a->payload = HS_PAYLOAD_DEFERRED;
     return (a->sha = hs_digest_sha256()) ? HS_OK : HS_ERR_NOMEM;
   }
-  err = hs_sigv4_verify(r, &a->sig, cfg->secret_key, a->amz_date, ph);
+  err = hs_sigv4_verify(r, &a->sig, a->secret, a->amz_date, ph);
   if (err)
     return err;
   if (a->payload == HS_PAYLOAD_STREAMING) {
-    hs_sigv4_signing_key(cfg->secret_key, &a->sig, a->key);
+    hs_sigv4_signing_key(a->secret, &a->sig, a->key);
     memcpy(a->prev, a->sig.signature, sizeof a->prev);
     if (!(a->chunk_sha = hs_digest_sha256()))
       return HS_ERR_NOMEM;
@@ -221,7 +227,7 @@ enum hs_err hs_auth_no_body(struct hs_auth *a, const struct hs_config *cfg,
   hs_digest_free(a->sha);
   a->sha = NULL;
   a->payload = HS_PAYLOAD_UNSIGNED; /* settled: nothing more to check */
-  return hs_sigv4_verify(r, &a->sig, cfg->secret_key, a->amz_date,
+  return hs_sigv4_verify(r, &a->sig, a->secret, a->amz_date,
                          HS_EMPTY_SHA256);
 }
 
@@ -238,7 +244,7 @@ enum hs_err hs_auth_end(struct hs_auth *a, const struct hs_config *cfg,
                                                   : HS_ERR_SHA256_MISMATCH;
   char hex[2 * HS_SHA256_LEN + 1];
   hs_hex(h, sizeof h, hex);
-  return hs_sigv4_verify(r, &a->sig, cfg->secret_key, a->amz_date, hex);
+  return hs_sigv4_verify(r, &a->sig, a->secret, a->amz_date, hex);
 }
 
 void hs_auth_free(struct hs_auth *a)

@@ -31,6 +31,7 @@ struct hs_auth {
   struct hs_digest *sha;       /* the whole payload (SHA256, DEFERRED) */
   struct hs_digest *chunk_sha; /* the current chunk (STREAMING, checked) */
   struct hs_sigv4_auth sig;
+  const char *secret; /* the signer's (cfg's, or its credentials') */
   char amz_date[17];
   uint8_t key[HS_SHA256_LEN];  /* signing key, for chunk signatures */
   uint8_t prev[HS_SHA256_LEN]; /* the previous chunk's signature */

@@ -174,6 +174,38 @@ def streaming(gw, s3, c):
     s3.delete_object(Bucket="stream", Key="big")
 
 
+def several_users(gateway_bin, be, c):
+    """--credentials: each user of the file signs with its own secret."""
+    fd, path = tempfile.mkstemp(prefix="hipobj-gw-users-")
+    os.write(fd, b"# users\nALICE alice/secret\nBOB bob+secret\n")
+    os.close(fd)
+    os.chmod(path, 0o600)
+    try:
+        with Server(gateway_bin, "--backend", be.url, "--backend-access-key",
+                    BK, "--backend-secret-key", BS, "--credentials", path,
+                    "--no-rdma") as gw2:
+            for ak, sk in (("ALICE", "alice/secret"), ("BOB", "bob+secret")):
+                names = [b["Name"] for b in
+                         tb.client(gw2.url, ak, sk).list_buckets()["Buckets"]]
+                c.ok("guard" in names, "user %s through --credentials" % ak)
+            code, status, _ = tb.error_of(
+                tb.client(gw2.url, "ALICE", "bob+secret").list_buckets)
+            c.eq((code, status), ("SignatureDoesNotMatch", 403),
+                 "one user's secret does not sign for another")
+            code, status, _ = tb.error_of(
+                tb.client(gw2.url, "CAROL", "x").list_buckets)
+            c.eq((code, status), ("InvalidAccessKeyId", 403), "unknown user")
+        os.chmod(path, 0o644)
+        gw3 = Server(gateway_bin, "--backend", be.url, "--credentials", path)
+        try:
+            gw3.start(timeout=10)
+            c.ok(False, "a credentials file others can read is refused")
+        except Failure as e:
+            c.ok("chmod 600" in str(e), "readable credentials file: %s" % e)
+    finally:
+        os.unlink(path)
+
+
 def backend_down(binary, d, be, gw, s3, c):
     port = be.port
     rc = be.stop()
@@ -250,6 +282,7 @@ def run(server_bin, gateway_bin, c):
         c.ok(gw.stats()["auth_failures"] >= 6, "gateway stats: auth failures")
         forged_bodies(gw, be_s3, c)
         streaming(gw, s3, c)
+        several_users(gateway_bin, be, c)
         be = backend_down(server_bin, d, be, gw, s3, c)
         be = killed_mid_upload(server_bin, d, be, gw, c)
         log = gw.stderr()
