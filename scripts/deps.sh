@@ -12,6 +12,7 @@ packages=(
   python3-pytest python3-torch
   libamdhip64-dev libhsa-runtime-dev
   qemu-system-x86 kmod cpio
+  ceph-mon ceph-osd radosgw ceph-common
 )
 missing=()
 for p in "${packages[@]}"; do

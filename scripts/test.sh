@@ -6,19 +6,22 @@
 #   3. Python: the hipobj package (python/) built with pip against the
 #      clang lane's libraries, pytest against hipobj-test-server
 #   4. Soft-RoCE: real verbs in a QEMU VM (tools/rxe-vm), end to end
-# Usage: scripts/test.sh [--no-vm] [--no-deps]
+#   5. Ceph: hipobj-gateway in front of a real Ceph RGW (tests/ceph), over
+#      plain HTTP on this host and by RDMA from the Soft-RoCE VM
+# Usage: scripts/test.sh [--no-vm] [--no-ceph] [--no-deps]
 # Each lane prints its runner's summary line; the exit status is non-zero if
 # any lane failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 jobs=$(nproc 2>/dev/null || echo 2)
-vm=1 deps=1
+vm=1 deps=1 ceph=1
 for a in "$@"; do
   case "$a" in
     --no-vm) vm=0 ;;
+    --no-ceph) ceph=0 ;;
     --no-deps) deps=0 ;;
-    *) echo "usage: $0 [--no-vm] [--no-deps]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--no-vm] [--no-ceph] [--no-deps]" >&2; exit 2 ;;
   esac
 done
 [ $deps -eq 1 ] && { bash scripts/deps.sh || exit 1; }
@@ -78,6 +81,17 @@ if [ $vm -eq 1 ] && [ -x tests/vm/run-lane.sh ]; then
   echo "$out" | tail -n 60
   record "soft-roce vm: $(echo "$out" | grep -E '^vm: [0-9]+ passed' | tail -n1)"
   [ $rc -eq 0 ] || status=1
+  echo "lane time: $((SECONDS - t0)) s"
+fi
+
+if [ $ceph -eq 1 ]; then
+  lane "Ceph RGW behind hipobj-gateway"
+  t0=$SECONDS
+  out=$(HIPOBJ_NO_VM=$((1 - vm)) bash tests/ceph/run-lane.sh 2>&1); rc=$?
+  echo "$out" | tail -n 60
+  record "$(echo "$out" | grep -E '^ceph: ' | tail -n1)"
+  # 77: Ceph is not installed: a skip with its reason, not a pass
+  [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1
   echo "lane time: $((SECONDS - t0)) s"
 fi
 

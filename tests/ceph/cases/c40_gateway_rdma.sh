@@ -9,6 +9,7 @@
 # Env from run-lane.sh: S3_ENDPOINT AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
 # BUILD ROOT.
 set -uo pipefail
+[ "${HIPOBJ_NO_VM:-0}" != 1 ] || { echo "SKIP: VMs are off (scripts/test.sh --no-vm)"; exit 77; }
 need=("$BUILD/gateway/hipobj-gateway" "$BUILD/tools/hipobj/hipobj"
       "$BUILD/src/libhipobj.so.0" "$BUILD/integrations/curl/libhipobj_s3.so.0")
 for f in "${need[@]}"; do
