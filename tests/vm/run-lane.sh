@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build/vm
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hipobj hipobj_s3 hipobj_cli \
-  hipobj-test-server get-object put-object hipobj-vmtest hipobj-vmprobe hipobj-soak \
+  hipobj-test-server hipobj-gateway get-object put-object hipobj-vmtest hipobj-vmprobe hipobj-soak \
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
 # Python for t30_python.sh; without it (exit 77) the case skips with the
 # reason, which it finds in the payload
@@ -33,6 +33,7 @@ exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 900 --timeout 3000 \
   --file "$build/src/libhipobj.so.0:lib/libhipobj.so.0" \
   --file "$build/integrations/curl/libhipobj_s3.so.0:lib/libhipobj_s3.so.0" \
   --file "$build/server/hipobj-test-server:bin/hipobj-test-server" \
+  --file "$build/gateway/hipobj-gateway:bin/hipobj-gateway" \
   --file "$build/tools/hipobj/hipobj:bin/hipobj" \
   --file "$build/examples/get-object:bin/get-object" \
   --file "$build/examples/put-object:bin/put-object" \

@@ -2,7 +2,9 @@
 /* A deliberately small S3 request path on libcurl for the Soft-RoCE tests:
  * one request, a token header, the reply header captured. The product's
  * S3 glue is integrations/curl; this one stays minimal so that tests can
- * also send what a correct client never would. */
+ * also send what a correct client never would. With S3MINI_KEY and
+ * S3MINI_SECRET in the environment, requests are signed (SigV4, unsigned
+ * payload, the token header among the signed ones). */
 #ifndef HO_TESTS_VM_S3MINI_H
 #define HO_TESTS_VM_S3MINI_H
 
