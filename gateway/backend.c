@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "backend.h"
+#include "head.h"
 
 #include <curl/curl.h>
 #include <stdlib.h>
@@ -49,11 +50,7 @@ struct gw_call {
   bool want_body;
   bool send_paused;
   /* the response */
-  unsigned status;
-  bool head_done;
-  bool got_continue;
-  struct hs_buf rh;
-  uint64_t length;
+  struct gw_resp_head head;
   char *dst;
   size_t dst_n, dst_got;
   char *pend;
@@ -242,78 +239,11 @@ static size_t on_recv(char *p, size_t size, size_t n, void *ud)
   return len;
 }
 
-static bool parse_status(const char *b, size_t n, unsigned *out)
-{
-  const char *sp = memchr(b, ' ', n);
-  if (!sp || (size_t)(sp - b) + 4 > n)
-    return false;
-  unsigned v = 0;
-  for (int i = 1; i <= 3; i++) {
-    if (sp[i] < '0' || sp[i] > '9')
-      return false;
-    v = v * 10 + (unsigned)(sp[i] - '0');
-  }
-  *out = v;
-  return true;
-}
-
-static void header_field(struct gw_call *c, const char *b, size_t end)
-{
-  const char *colon = memchr(b, ':', end);
-  if (!colon || colon == b)
-    return;
-  size_t nlen = (size_t)(colon - b);
-  const char *v = colon + 1;
-  size_t vlen = end - nlen - 1;
-  while (vlen && (*v == ' ' || *v == '\t')) {
-    v++;
-    vlen--;
-  }
-  while (vlen && (v[vlen - 1] == ' ' || v[vlen - 1] == '\t'))
-    vlen--;
-  hs_buf_append(&c->rh, b, nlen);
-  hs_buf_putc(&c->rh, '\0');
-  hs_buf_append(&c->rh, v, vlen);
-  hs_buf_putc(&c->rh, '\0');
-  if (nlen == 14 && strncasecmp(b, "content-length", 14) == 0) {
-    uint64_t len = 0;
-    size_t i = 0;
-    for (; i < vlen && v[i] >= '0' && v[i] <= '9' && len < (1ull << 60); i++)
-      len = len * 10 + (uint64_t)(v[i] - '0');
-    if (i == vlen && vlen)
-      c->length = len;
-  }
-}
-
 static size_t on_header(char *b, size_t size, size_t n, void *ud)
 {
   struct gw_call *c = ud;
-  size_t len = size * n;
-  size_t end = len;
-  while (end && (b[end - 1] == '\r' || b[end - 1] == '\n'))
-    end--;
-  if (end >= 5 && strncmp(b, "HTTP/", 5) == 0) {
-    unsigned st;
-    if (parse_status(b, end, &st)) {
-      c->status = st;
-      hs_buf_free(&c->rh);
-      c->length = UINT64_MAX;
-    }
-    return len;
-  }
-  if (end == 0) { /* the end of a response's headers */
-    if (c->status >= 100 && c->status < 200) {
-      c->got_continue = c->got_continue || c->status == 100;
-      c->status = 0;
-      hs_buf_free(&c->rh);
-    } else if (c->status) {
-      c->head_done = true;
-    }
-    return len;
-  }
-  if (c->status >= 200)
-    header_field(c, b, end);
-  return len;
+  gw_head_line(&c->head, b, size * n);
+  return size * n;
 }
 
 /* ---- pumping ------------------------------------------------------------ */
@@ -525,10 +455,9 @@ enum hs_err gw_call_start(struct gw_backend *be, const struct gw_call_req *r,
     return HS_ERR_NOMEM;
   c->be = be;
   c->expect = r->expect;
-  c->length = UINT64_MAX;
   c->in_end = !r->body;
   hs_buf_init(&c->url, 0);
-  hs_buf_init(&c->rh, 1u << 20);
+  gw_head_init(&c->head);
   char amz_date[17];
   time_t now = time(NULL);
   struct tm tm;
@@ -562,7 +491,7 @@ bool gw_call_send(struct gw_call *c, const void *p, size_t n)
   }
   if (c->in_n)
     perform(c);
-  while (c->in_n && !c->done && !c->head_done) {
+  while (c->in_n && !c->done && !c->head.done) {
     if (c->send_paused) {
       c->send_paused = false;
       repause(c);
@@ -589,14 +518,14 @@ void gw_call_send_end(struct gw_call *c)
 enum gw_head gw_call_head(struct gw_call *c)
 {
   perform(c);
-  while (!c->head_done && !c->done) {
-    if (c->expect && (c->got_continue || c->want_body)) {
+  while (!c->head.done && !c->done) {
+    if (c->expect && (c->head.got_continue || c->want_body)) {
       c->expect = false; /* once: the next call waits for the response */
       return GW_HEAD_CONTINUE;
     }
     wait_io(c);
   }
-  if (c->head_done)
+  if (c->head.done)
     return GW_HEAD_RESPONSE;
   if (!c->err[0])
     snprintf(c->err, sizeof c->err, "the backend closed the connection "
@@ -604,23 +533,14 @@ enum gw_head gw_call_head(struct gw_call *c)
   return GW_HEAD_FAILED;
 }
 
-unsigned gw_call_status(const struct gw_call *c) { return c->status; }
+unsigned gw_call_status(const struct gw_call *c) { return c->head.status; }
 
-uint64_t gw_call_length(const struct gw_call *c) { return c->length; }
+uint64_t gw_call_length(const struct gw_call *c) { return c->head.length; }
 
 bool gw_call_next_header(const struct gw_call *c, size_t *pos,
                          const char **name, const char **value)
 {
-  const struct hs_buf *b = &c->rh;
-  if (b->failed || !b->data || *pos >= b->len)
-    return false;
-  *name = b->data + *pos;
-  size_t nl = strlen(*name) + 1;
-  if (*pos + nl >= b->len)
-    return false;
-  *value = b->data + *pos + nl;
-  *pos += nl + strlen(*value) + 1;
-  return true;
+  return gw_head_next(&c->head, pos, name, value);
 }
 
 long gw_call_read(struct gw_call *c, void *buf, size_t max)
@@ -676,7 +596,7 @@ void gw_call_close(struct gw_call *c)
   }
   curl_slist_free_all(c->hdrs);
   hs_buf_free(&c->url);
-  hs_buf_free(&c->rh);
+  gw_head_free(&c->head);
   free(c->pend);
   free(c);
 }
