@@ -31,7 +31,19 @@ bench() { # TAG CLIENT-FN PREFIX PATH-OPTION
   rows "$1" </tmp/b.json
   echo "cpu-$1 $((t1 - t0)) $(( $(wc -l </tmp/rows) ))" >>/tmp/cpu
 }
+# The fabric's own figure, same boot: perftest's RDMA WRITE bandwidth
+wbw() { # SIZE ITERS -> MB/s of ib_write_bw on rxe0 over loopback
+  ib_write_bw -d "$RXE_DEV" -x "${RXE_GID_INDEX:-1}" -s "$1" -n "$2" -F >/tmp/wbw.srv 2>&1 &
+  local srv=$!
+  sleep 0.5
+  ib_write_bw -d "$RXE_DEV" -x "${RXE_GID_INDEX:-1}" -s "$1" -n "$2" -F 127.0.0.1 2>&1 |
+    awk -v s="$1" '$1 == s {print $4}' | tail -n1
+  wait $srv 2>/dev/null
+}
 : >/tmp/cpu
+for mb in 1 4 16 64; do
+  echo "wbw $((mb * 1048576)) $(wbw $((mb * 1048576)) $((256 / mb < 5 ? 5 : 256 / mb)))" >>/tmp/cpu
+done
 r=0
 while [ $r -lt "$ROUNDS" ]; do
   bench gw-rdma gw rdma --require-rdma
@@ -55,15 +67,16 @@ function cell(k,   j) {
 }
 function med(k,   j) { for (j = 1; j <= n[k]; j++) x[j] = mib[k, j]; return median(x, n[k]) }
 $1 ~ /^cpu-/ { tag = substr($1, 5); ticks[tag] += $2; next }
+$1 == "wbw" { wbw[$2] = $3; next }
 { k = $1 " " $2; n[k]++; mib[k, n[k]] = $3; p50[k, n[k]] = $4; sizes[$2] = 1 }
 END {
-  printf "| size | RDMA GET through the gateway | plain HTTP GET through the gateway | plain HTTP GET straight from RGW | RDMA via gateway / direct |\n"
-  printf "|---|---|---|---|---|\n"
+  printf "| size | RDMA GET through the gateway | plain HTTP GET through the gateway | plain HTTP GET straight from RGW | RDMA via gateway / direct | ib_write_bw MB/s |\n"
+  printf "|---|---|---|---|---|---|\n"
   m = 0; for (s in sizes) order[++m] = s + 0
   for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (order[j] < order[i]) { t = order[i]; order[i] = order[j]; order[j] = t }
   for (i = 1; i <= m; i++) {
     s = order[i]
-    printf "| %d MiB | %s | %s | %s | %.2fx |\n", s / 1048576, cell("gw-rdma " s), cell("gw-http " s), cell("rgw " s), med("gw-rdma " s) / med("rgw " s)
+    printf "| %d MiB | %s | %s | %s | %.2fx | %s |\n", s / 1048576, cell("gw-rdma " s), cell("gw-http " s), cell("rgw " s), med("gw-rdma " s) / med("rgw " s), wbw[s]
   }
   printf "\nMiB/s (p50 ms), medians of %d rounds of 5 GETs per size, one stream.\n", rounds
   gb = rounds * per / 1e9
