@@ -157,8 +157,10 @@ static hipObjOpError_t xfer(struct stream *s, unsigned ep, unsigned slot,
   struct s3mini r = {0};
   r.endpoint = endpoints[ep];
   r.method = op == HIPOBJ_RDMA_OP_PUT ? "PUT" : "GET";
-  snprintf(r.path, sizeof r.path, "/soak/s%u-p%d-t%u-%u", seed0, (int)getpid(),
-           s->id, slot);
+  /* the endpoint in the key: two endpoints may share one store (t41's
+   * gateways) */
+  snprintf(r.path, sizeof r.path, "/soak/s%u-p%d-t%u-e%u-%u", seed0,
+           (int)getpid(), s->id, ep, slot);
   hipObjSetPeerHint(endpoints[ep]);
   hipObjError_t e = op == HIPOBJ_RDMA_OP_PUT
                         ? hipObjPut(NULL, s->buf, n, GUARD, &s3mini_ops, &r)

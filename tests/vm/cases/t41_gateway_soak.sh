@@ -4,9 +4,11 @@
 # the gateway on rxe0 in front of it.
 #  1. steady state: 4 streams, after a warm-up no QP state transition on
 #     the gateway (hipobj-soak "steady");
-#  2. 4 client processes (4 and 1 streams), GET and PUT of 1 B..4 MiB
+#  2. a second gateway in front of the same store (gateways keep no state:
+#     the clients alternate between the two, transfer by transfer);
+#     4 client processes (4 and 1 streams), GET and PUT of 1 B..4 MiB
 #     interleaved, every byte and the guard bytes around it checked; the
-#     gateway is restarted in the middle (same port: the clients recover by
+#     first gateway is restarted in the middle (same port: the clients recover by
 #     themselves, nothing is kept in the gateway), then the store behind it;
 #     each stream goes on 30 s past the first restart (hipobj-soak after=).
 # A failure is tolerated only for a transfer that started or ended during a
@@ -34,15 +36,23 @@ start_be() {
   BE_PID=$!
   BE=$(wait_line /tmp/gws.be.out) || { echo "store did not start"; cat /tmp/gws.be.err; return 1; }
 }
-start_gw() {
+launch_gw() { # PORT NAME
   hipobj-gateway --listen "127.0.0.1:$1" --nic "$RXE_DEV" --backend "$BE" \
     --backend-access-key BEKEY --backend-secret-key be/secret \
     --access-key "$S3MINI_KEY" --secret-key "$S3MINI_SECRET" --rdma-qps 64 --log-requests \
-    >/tmp/gws.gw.out 2>>/tmp/gws.gw.err &
+    >/tmp/gws.$2.out 2>>/tmp/gws.$2.err &
+}
+start_gw() {
+  launch_gw "$1" gw
   GW_PID=$!
   GW=$(wait_line /tmp/gws.gw.out) || { echo "gateway did not start"; cat /tmp/gws.gw.err; return 1; }
 }
-stop_all() { kill -TERM $GW_PID $BE_PID 2>/dev/null; wait $GW_PID $BE_PID 2>/dev/null; }
+start_gw2() {
+  launch_gw 0 gw2
+  GW2_PID=$!
+  GW2=$(wait_line /tmp/gws.gw2.out) || { echo "gateway 2 did not start"; cat /tmp/gws.gw2.err; return 1; }
+}
+stop_all() { kill -TERM $GW_PID $GW2_PID $BE_PID 2>/dev/null; wait $GW_PID $GW2_PID $BE_PID 2>/dev/null; }
 trap stop_all EXIT
 start_be 0 || exit 1
 start_gw 0 || exit 1
@@ -58,13 +68,14 @@ hipobj-soak "$GW" 4 100 1 steady || {
   exit 1
 }
 
-echo "== soak: 4 processes; the gateway restarted, then the store"
+start_gw2 || exit 1
+echo "== soak: 4 processes alternating between two gateways ($GW, $GW2); the first restarted, then the store"
 PORT_GW=${GW##*:} PORT_BE=${BE##*:}
 pids=""
 for i in 1 2 3 4; do
   s=4; [ $((i % 2)) -eq 0 ] && s=1
   n=$((GW_SOAK_PER_PROC / s)); [ $s -eq 1 ] && n=$((GW_SOAK_PER_PROC / 4))
-  hipobj-soak "$GW" $s $n $((20 + i)) after=30 >/tmp/gws.p$i.log 2>&1 &
+  hipobj-soak "$GW,$GW2" $s $n $((20 + i)) after=30 >/tmp/gws.p$i.log 2>&1 &
   pids="$pids $!"
 done
 sleep 10
@@ -94,7 +105,9 @@ echo "gateway soak: $total transfers, $moved of them successful (the rest failed
 stats=$(curl -s "$GW/_hipobj/stats")
 echo "gateway (since its restart): rdma $(echo "$stats" | sed -n 's/.*"rdma":\({[^}]*}\).*/\1/p')"
 echo "gateway connections: $(echo "$stats" | sed -n 's/.*"connections":\({[^}]*}[^}]*}\).*/\1/p')"
-grep -h warning /tmp/gws.gw.err 2>/dev/null | sort | uniq -c | head -n 10
+stats2=$(curl -s "$GW2/_hipobj/stats")
+echo "gateway 2: rdma $(echo "$stats2" | sed -n 's/.*"rdma":\({[^}]*}\).*/\1/p')"
+grep -h warning /tmp/gws.gw.err /tmp/gws.gw2.err 2>/dev/null | sort | uniq -c | head -n 10
 echo "gateway requests by status: $(awk '$5 ~ /^[0-9]+$/ {print $5}' /tmp/gws.gw.err | sort | uniq -c | tr '\n' ' ')"
 [ "$moved" -ge 2000 ] || { echo "FAIL: only $moved successful transfers"; rc=1; }
 exit $rc
