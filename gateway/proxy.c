@@ -11,7 +11,10 @@
  * A body whose signature depends on its bytes (a declared SHA-256 is also
  * checked by the backend; a deferred signature only here) has its last
  * piece held back until the signature is checked: a forged body never
- * reaches the backend whole, so it is never committed. */
+ * reaches the backend whole, so it is never committed. An aws-chunked body
+ * (STREAMING-*) is decoded on the way: each chunk's signature and the
+ * trailer's checksum are checked here, the store gets the payload with its
+ * decoded length, and the last piece waits for every check. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,8 @@
 #include <time.h>
 
 #include "auth/auth.h"
+#include "auth/awschunk.h"
+#include "auth/checksum.h"
 #include "auth/sigv4.h"
 #include "gateway.h"
 #include "http.h"
@@ -44,6 +49,14 @@ struct gw_op {
   size_t held_n, held_cap;
   uint64_t body_bytes;
   bool done;
+  /* aws-chunked bodies */
+  bool chunked;
+  struct hs_awschunk chunk;
+  struct hs_cksum cksum;     /* announced by x-amz-trailer */
+  enum hs_err body_err;      /* framing, a chunk's signature */
+  uint64_t decoded_len;      /* x-amz-decoded-content-length */
+  uint64_t decoded;
+  char encoding[128];        /* Content-Encoding without aws-chunked */
 };
 
 /* ---- responses ---------------------------------------------------------- */
@@ -220,6 +233,7 @@ static void op_free(void *p)
                               its end */
   resp_reset(op);
   hs_auth_free(&op->auth);
+  hs_cksum_free(&op->cksum);
   hs_query_free(&op->query);
   free(op->held);
   free(op);
@@ -271,8 +285,6 @@ static enum hs_err authenticate(struct gw_op *op, bool rdma)
   struct hs_sigv4_request r = sigv4_request(op);
   const struct hs_config *cfg = &op->gw->cfg->front;
   enum hs_err err = hs_auth_begin(&op->auth, cfg, &r, (int64_t)time(NULL));
-  if (!err && hs_auth_streaming(&op->auth))
-    return HS_ERR_NOT_IMPLEMENTED;
   if (!err && (rdma || !has_body(op)))
     err = hs_auth_no_body(&op->auth, cfg, &r, rdma);
   if (is_auth_failure(err))
@@ -309,6 +321,49 @@ static void local(struct gw_op *op)
   }
 }
 
+/* An aws-chunked body reaches the store decoded: without the framing's
+ * headers, and with what Content-Encoding says besides aws-chunked. */
+static size_t decoded_headers(struct gw_op *op, struct hs_kv *kv, size_t n)
+{
+  size_t o = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *name = kv[i].name;
+    if (!strcasecmp(name, "x-amz-decoded-content-length") ||
+        !strcasecmp(name, "x-amz-trailer"))
+      continue;
+    if (!strcasecmp(name, "content-encoding")) {
+      struct hs_buf b;
+      hs_buf_init(&b, sizeof op->encoding - 1);
+      for (const char *p = kv[i].value; *p;) {
+        size_t len = strcspn(p, ",");
+        const char *t = p;
+        size_t tl = len;
+        while (tl && *t == ' ') {
+          t++;
+          tl--;
+        }
+        while (tl && t[tl - 1] == ' ')
+          tl--;
+        if (tl && !(tl == 11 && !strncasecmp(t, "aws-chunked", 11))) {
+          if (b.len)
+            hs_buf_putc(&b, ',');
+          hs_buf_append(&b, t, tl);
+        }
+        p += len + (p[len] == ',');
+      }
+      snprintf(op->encoding, sizeof op->encoding, "%s",
+               b.failed ? "" : hs_buf_cstr(&b));
+      hs_buf_free(&b);
+      if (!op->encoding[0])
+        continue;
+      kv[o++] = (struct hs_kv){name, op->encoding};
+      continue;
+    }
+    kv[o++] = kv[i];
+  }
+  return o;
+}
+
 static void fill_call(struct gw_op *op, struct gw_call_req *cr,
                       struct hs_kv *kv, char hex[65])
 {
@@ -322,10 +377,48 @@ static void fill_call(struct gw_op *op, struct gw_call_req *cr,
       .body = has_body(op),
       .length = op->req.chunked ? UINT64_MAX : op->req.content_length,
       .head = !strcmp(op->req.method, "HEAD")};
+  if (op->chunked) {
+    cr->nheaders = decoded_headers(op, kv, cr->nheaders);
+    cr->length = op->decoded_len;
+    cr->payload_hash = HS_UNSIGNED_PAYLOAD;
+  }
+}
+
+/* STREAMING-*: the decoded length the store will get, and the checksum
+ * the trailer will carry. */
+static enum hs_err setup_chunked(struct gw_op *op)
+{
+  const struct hs_headers *h = &op->req.headers;
+  const char *v = hs_header_get(h, "x-amz-decoded-content-length");
+  uint64_t n = 0;
+  if (!v || !*v)
+    return HS_ERR_MISSING_LENGTH;
+  for (const char *p = v; *p; p++) {
+    if (*p < '0' || *p > '9' || n > (UINT64_MAX - 9) / 10)
+      return HS_ERR_INVALID_ARGUMENT;
+    n = n * 10 + (uint64_t)(*p - '0');
+  }
+  op->chunked = true;
+  op->decoded_len = n;
+  hs_awschunk_init(&op->chunk);
+  const char *t = hs_header_get(h, "x-amz-trailer");
+  if (!t)
+    return HS_OK;
+  enum hs_cksum_alg alg = hs_cksum_alg_of_header(t);
+  if (alg == HS_CK_NONE)
+    return HS_ERR_INVALID_ARGUMENT;
+  return hs_cksum_begin(&op->cksum, alg);
 }
 
 static enum hs_step forward(struct gw_op *op)
 {
+  if (hs_auth_streaming(&op->auth)) {
+    enum hs_err err = has_body(op) ? setup_chunked(op) : HS_ERR_INCOMPLETE_BODY;
+    if (err) {
+      gw_op_error(op, err, NULL);
+      return HS_STEP_RESPOND;
+    }
+  }
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
@@ -370,12 +463,6 @@ static enum hs_step op_begin(void *p)
   const char *tok = hs_header_get(&op->req.headers, "x-amz-rdma-token");
   bool rdma = tok && carries_payload(op);
   err = authenticate(op, rdma);
-  if (err == HS_ERR_NOT_IMPLEMENTED) {
-    gw_op_error(op, err, "The gateway does not forward aws-chunked bodies "
-                         "(STREAMING-*): sign the payload or send "
-                         "UNSIGNED-PAYLOAD.");
-    return HS_STEP_RESPOND;
-  }
   if (err) {
     gw_op_error(op, err, op->auth.detail[0] ? op->auth.detail : NULL);
     return HS_STEP_RESPOND;
@@ -399,11 +486,8 @@ static enum hs_step op_begin(void *p)
 }
 
 /* Sends the piece held back, then holds this one. */
-static void op_body(void *p, const char *data, size_t n)
+static void forward_piece(struct gw_op *op, const char *data, size_t n)
 {
-  struct gw_op *op = p;
-  op->body_bytes += n;
-  hs_auth_payload(&op->auth, data, n);
   if (op->body_refused || !op->call)
     return; /* the backend answered already: the rest is dropped */
   if (op->held_n && !gw_call_send(op->call, op->held, op->held_n))
@@ -422,13 +506,94 @@ static void op_body(void *p, const char *data, size_t n)
   op->held_n = n;
 }
 
+/* ---- aws-chunked, decoded on the way ----------------------------------- */
+
+static enum hs_err chunk_data(void *ctx, const char *p, size_t n)
+{
+  struct gw_op *op = ctx;
+  if (n > op->decoded_len - op->decoded)
+    return HS_ERR_INCOMPLETE_BODY; /* more than it said */
+  op->decoded += n;
+  hs_auth_payload(&op->auth, p, n);
+  if (op->cksum.alg)
+    hs_cksum_update(&op->cksum, p, n);
+  forward_piece(op, p, n);
+  return HS_OK;
+}
+
+static enum hs_err chunk_end(void *ctx, uint64_t size, const char *sig)
+{
+  struct gw_op *op = ctx;
+  (void)size;
+  return hs_auth_chunk_end(&op->auth, sig);
+}
+
+static enum hs_err chunk_trailer(void *ctx, const char *line, size_t n)
+{
+  struct gw_op *op = ctx;
+  const char *colon = memchr(line, ':', n);
+  char name[64];
+  size_t nl = colon ? (size_t)(colon - line) : n;
+  if (!colon || !op->cksum.alg || nl >= sizeof name)
+    return HS_OK;
+  memcpy(name, line, nl);
+  name[nl] = '\0';
+  if (hs_cksum_alg_of_header(name) != op->cksum.alg)
+    return HS_OK;
+  const char *v = colon + 1;
+  size_t vl = n - nl - 1;
+  while (vl && *v == ' ') {
+    v++;
+    vl--;
+  }
+  return hs_cksum_expect(&op->cksum, v, vl);
+}
+
+static void op_body(void *p, const char *data, size_t n)
+{
+  struct gw_op *op = p;
+  op->body_bytes += n;
+  if (!op->chunked) {
+    hs_auth_payload(&op->auth, data, n);
+    forward_piece(op, data, n);
+    return;
+  }
+  if (op->body_err)
+    return;
+  const struct hs_awschunk_cbs cbs = {op, chunk_data, chunk_end,
+                                      chunk_trailer};
+  op->body_err = hs_awschunk_feed(&op->chunk, data, n, &cbs);
+}
+
+/* An aws-chunked body's checks at its end: framing, length, the chunks'
+ * signatures (as they went), the trailer's checksum. */
+static enum hs_err chunked_end(struct gw_op *op)
+{
+  if (op->body_err == HS_ERR_SIGNATURE)
+    return HS_ERR_SIGNATURE;
+  if (op->body_err || !hs_awschunk_done(&op->chunk) ||
+      op->decoded != op->decoded_len)
+    return HS_ERR_INCOMPLETE_BODY;
+  if (!op->cksum.alg)
+    return HS_OK;
+  if (!op->cksum.have_expected)
+    return HS_ERR_INVALID_ARGUMENT;
+  uint8_t got[HS_CKSUM_MAX];
+  hs_cksum_final(&op->cksum, got);
+  return memcmp(got, op->cksum.expected, hs_cksum_len(op->cksum.alg))
+             ? HS_ERR_BAD_DIGEST
+             : HS_OK;
+}
+
 static void op_end(void *p)
 {
   struct gw_op *op = p;
   if (!op->call)
     return;
   struct hs_sigv4_request r = sigv4_request(op);
-  enum hs_err err = hs_auth_end(&op->auth, &op->gw->cfg->front, &r);
+  enum hs_err err = op->chunked ? chunked_end(op) : HS_OK;
+  if (!err)
+    err = hs_auth_end(&op->auth, &op->gw->cfg->front, &r);
   struct gw_call *call = op->call;
   if (err) { /* the backend never gets the last piece */
     op->call = NULL;
@@ -440,7 +605,7 @@ static void op_end(void *p)
   }
   if (!op->body_refused && op->held_n)
     gw_call_send(call, op->held, op->held_n);
-  if (op->req.chunked)
+  if (op->req.chunked && !op->chunked)
     gw_call_send_end(call);
   op->call = NULL;
   hs_stat_add(&op->gw->stats->http_bytes_in, op->body_bytes);

@@ -6,7 +6,10 @@ by boto3 and by hand-signed raw requests:
   - the bytes really pass through: the backend's counters grow;
   - a forged body (deferred signature) and a body that does not match its
     declared SHA-256 are refused and leave nothing in the backend;
-  - aws-chunked bodies and malformed tokens get clear errors;
+  - aws-chunked bodies are decoded on the way: signed chunks and an
+    unsigned body with a CRC32 trailer are stored as their payload; a chunk
+    changed after signing or a wrong trailer leaves nothing;
+  - malformed tokens get clear errors;
   - a backend that is down gives 503 ServiceUnavailable, and the gateway
     serves again once it is back (nothing restarted);
   - a backend killed in the middle of an upload leaves no object;
@@ -14,6 +17,7 @@ by boto3 and by hand-signed raw requests:
     stays far below its size.
 Usage: test_gateway.py PATH-TO-hipobj-test-server PATH-TO-hipobj-gateway.
 Exit 77 without boto3."""
+import base64
 import datetime
 import hashlib
 import hmac
@@ -25,6 +29,7 @@ import sys
 import tempfile
 import time
 import urllib.parse
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_harness import SKIP, Checks, Failure, Server  # noqa: E402
@@ -37,9 +42,11 @@ MiB = 1024 * 1024
 BK, BS = "BACKENDKEY", "backend/secret"  # the gateway's keys at the backend
 
 
-def sign(method, url, path, ak, sk, headers, payload_hash, send_hash=True):
+def sign(method, url, path, ak, sk, headers, payload_hash, send_hash=True,
+         keep=None):
     """A SigV4 Authorization header for a raw request; adds x-amz-date (and
-    x-amz-content-sha256 unless send_hash is False) to headers."""
+    x-amz-content-sha256 unless send_hash is False) to headers. keep, a
+    dict, gets what aws-chunked signing needs (key, seed, date, scope)."""
     now = datetime.datetime.utcnow()
     amz = now.strftime("%Y%m%dT%H%M%SZ")
     host = urllib.parse.urlparse(url).netloc
@@ -63,7 +70,34 @@ def sign(method, url, path, ak, sk, headers, payload_hash, send_hash=True):
     headers["Authorization"] = (
         "AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s"
         % (ak, scope, ";".join(names), sig))
+    if keep is not None:
+        keep.update(key=k, seed=sig, date=amz, scope=scope)
     return headers
+
+
+def aws_chunked(data, size, keep=None, trailer=None, tamper=None):
+    """data in aws-chunked framing, size bytes a chunk: signed (keep from
+    sign()) or unsigned with a trailer line; tamper=i flips a byte of chunk
+    i after it is signed."""
+    out, prev = [], keep["seed"] if keep else None
+    empty = hashlib.sha256(b"").hexdigest()
+    pieces = [data[i:i + size] for i in range(0, len(data), size)] + [b""]
+    for i, p in enumerate(pieces):
+        head = "%x" % len(p)
+        if keep:
+            sts = "\n".join(["AWS4-HMAC-SHA256-PAYLOAD", keep["date"],
+                             keep["scope"], prev, empty,
+                             hashlib.sha256(p).hexdigest()])
+            prev = hmac.new(keep["key"], sts.encode(),
+                            hashlib.sha256).hexdigest()
+            head += ";chunk-signature=" + prev
+        if tamper == i and p:
+            p = bytes([p[0] ^ 1]) + p[1:]
+        out.append(head.encode() + b"\r\n" + p + (b"\r\n" if p else b""))
+    body = b"".join(out)
+    if trailer:
+        body += trailer.encode() + b"\r\n"
+    return body + b"\r\n"
 
 
 def raw(url, method, path, headers, body=b""):
@@ -110,13 +144,43 @@ def forged_bodies(gw, be_s3, c):
     c.eq(st, 200, "honest deferred signature: 200")
     c.eq(be_s3.get_object(Bucket="guard", Key="forged")["Body"].read(), body,
          "honest body stored as sent")
-    # aws-chunked is not forwarded
+    # aws-chunked bodies are decoded on the way, every chunk checked
+    payload = os.urandom(200000)
+    keep = {}
     h = sign("PUT", gw.url, "/guard/chunked", tb.AK, tb.SK,
-             {"x-amz-decoded-content-length": "5"},
-             "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
-    st, _, data = raw(gw.url, "PUT", "/guard/chunked", h, b"0;x\r\n\r\n")
-    c.eq(st, 501, "aws-chunked: 501")
-    c.ok(b"aws-chunked" in data, "aws-chunked: says why")
+             {"x-amz-decoded-content-length": str(len(payload)),
+              "Content-Encoding": "aws-chunked"},
+             "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", keep=keep)
+    st, _, data = raw(gw.url, "PUT", "/guard/chunked", h,
+                      aws_chunked(payload, 65536, keep))
+    c.eq(st, 200, "aws-chunked (signed chunks): 200")
+    g = be_s3.get_object(Bucket="guard", Key="chunked")
+    c.eq(g["Body"].read(), payload, "aws-chunked: the store got the payload")
+    c.ok("ContentEncoding" not in g, "aws-chunked: not in the stored "
+         "Content-Encoding")
+    keep = {}
+    h = sign("PUT", gw.url, "/guard/chunked-bad", tb.AK, tb.SK,
+             {"x-amz-decoded-content-length": str(len(payload))},
+             "STREAMING-AWS4-HMAC-SHA256-PAYLOAD", keep=keep)
+    st, _, data = raw(gw.url, "PUT", "/guard/chunked-bad", h,
+                      aws_chunked(payload, 65536, keep, tamper=1))
+    c.eq(st, 403, "aws-chunked, a chunk changed after signing: 403")
+    c.ok(absent(be_s3, "guard", "chunked-bad"),
+         "aws-chunked, a chunk changed: nothing stored")
+    crc = base64.b64encode(zlib.crc32(payload).to_bytes(4, "big")).decode()
+    for value, status, what in ((crc, 200, "right"), ("AAAAAA==", 400,
+                                                      "wrong")):
+        h = sign("PUT", gw.url, "/guard/trailer-" + what, tb.AK, tb.SK,
+                 {"x-amz-decoded-content-length": str(len(payload)),
+                  "x-amz-trailer": "x-amz-checksum-crc32"},
+                 "STREAMING-UNSIGNED-PAYLOAD-TRAILER")
+        st, _, data = raw(gw.url, "PUT", "/guard/trailer-" + what, h,
+                          aws_chunked(payload, 65536,
+                                      trailer="x-amz-checksum-crc32:" + value))
+        c.eq(st, status, "unsigned aws-chunked, %s CRC32 trailer" % what)
+    c.ok(not absent(be_s3, "guard", "trailer-right") and
+         absent(be_s3, "guard", "trailer-wrong"),
+         "unsigned aws-chunked: stored only with the right checksum")
     # malformed token: 400 without a reply header
     h = sign("GET", gw.url, path, tb.AK, tb.SK, {"x-amz-rdma-token": "zz"},
              hashlib.sha256(b"").hexdigest())
