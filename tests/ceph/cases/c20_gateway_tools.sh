@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The project's own S3 tools through hipobj-gateway in front of RGW, on this
 # host (no RDMA device: plain HTTP): the hipobj command (single objects,
-# multipart, ranged parts) and the examples; every object read back
+# multipart, ranged parts), the examples, and aws-chunked uploads
+# (tests/ceph/chunked_put.py); every object read back
 # straight from RGW with its own keys, byte-identical. RDMA through the
 # gateway is c40 (in the Soft-RoCE VM).
 set -uo pipefail
@@ -48,6 +49,8 @@ out=$("$BUILD/examples/get-object" tools ex 2>&1) && echo "  | $out" &&
   ok "get-object example" || fail "get-object: $out"
 direct get s3://tools/ex -o "$w/ex.rgw" && cmp -s "$w/a" "$w/ex.rgw" &&
   ok "the example's object in RGW, byte-identical" || fail "ex in RGW"
+AWS_ACCESS_KEY_ID=$rgw_key AWS_SECRET_ACCESS_KEY=$rgw_secret /usr/bin/python3 \
+  "$ROOT/tests/ceph/chunked_put.py" "$GW" "$GWKEY" "$GWSECRET" || fails=$((fails + 1))
 stop_gateway || fails=$((fails + 1))
 echo "$fails failed"
 [ $fails -eq 0 ]
