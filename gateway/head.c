@@ -101,14 +101,5 @@ void gw_head_line(struct gw_resp_head *h, const char *b, size_t len)
 bool gw_head_next(const struct gw_resp_head *h, size_t *pos, const char **name,
                   const char **value)
 {
-  const struct hs_buf *b = &h->fields;
-  if (b->failed || !b->data || *pos >= b->len)
-    return false;
-  *name = b->data + *pos;
-  size_t nl = strlen(*name) + 1;
-  if (*pos + nl >= b->len)
-    return false;
-  *value = b->data + *pos + nl;
-  *pos += nl + strlen(*value) + 1;
-  return true;
+  return hs_buf_next_pair(&h->fields, pos, name, value);
 }

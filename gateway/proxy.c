@@ -88,8 +88,9 @@ void gw_op_error(struct gw_op *op, enum hs_err err, const char *message)
   if (r->status == 304 || !strcmp(op->req.method, "HEAD"))
     return;
   hs_resp_header(r, "Content-Type", "application/xml");
-  hs_err_xml(&r->body, err, message, op->path.p, op->path.len,
-             op->request_id);
+  struct hs_err_where w = {NULL, NULL, 0, op->path.p, op->path.len,
+                           op->request_id};
+  hs_err_xml(&r->body, err, message, &w);
 }
 
 /* Hop-by-hop headers and those the front writes itself. */
@@ -531,22 +532,7 @@ static enum hs_err chunk_end(void *ctx, uint64_t size, const char *sig)
 static enum hs_err chunk_trailer(void *ctx, const char *line, size_t n)
 {
   struct gw_op *op = ctx;
-  const char *colon = memchr(line, ':', n);
-  char name[64];
-  size_t nl = colon ? (size_t)(colon - line) : n;
-  if (!colon || !op->cksum.alg || nl >= sizeof name)
-    return HS_OK;
-  memcpy(name, line, nl);
-  name[nl] = '\0';
-  if (hs_cksum_alg_of_header(name) != op->cksum.alg)
-    return HS_OK;
-  const char *v = colon + 1;
-  size_t vl = n - nl - 1;
-  while (vl && *v == ' ') {
-    v++;
-    vl--;
-  }
-  return hs_cksum_expect(&op->cksum, v, vl);
+  return hs_cksum_trailer(&op->cksum, line, n);
 }
 
 static void op_body(void *p, const char *data, size_t n)

@@ -111,3 +111,17 @@ char *hs_buf_take(struct hs_buf *b, size_t *len)
   hs_buf_init(b, b->limit);
   return p;
 }
+
+bool hs_buf_next_pair(const struct hs_buf *b, size_t *pos, const char **name,
+                      const char **value)
+{
+  if (b->failed || !b->data || *pos >= b->len)
+    return false;
+  *name = b->data + *pos;
+  size_t nl = strlen(*name) + 1;
+  if (*pos + nl >= b->len)
+    return false;
+  *value = b->data + *pos + nl;
+  *pos += nl + strlen(*value) + 1;
+  return true;
+}

@@ -30,5 +30,9 @@ const char *hs_buf_cstr(const struct hs_buf *b);
 /* Hands the malloc()ed data (NUL-terminated) to the caller, who frees it;
  * the buffer is left empty. NULL when empty, failed or out of memory. */
 char *hs_buf_take(struct hs_buf *b, size_t *len);
+/* Iterates a buffer of "name" NUL "value" NUL pairs (response headers):
+ * *pos starts at 0; false at the end (or if the buffer failed). */
+bool hs_buf_next_pair(const struct hs_buf *b, size_t *pos, const char **name,
+                      const char **value);
 
 #endif

@@ -60,10 +60,18 @@ struct hs_buf;
 unsigned hs_err_status(enum hs_err err);
 const char *hs_err_code(enum hs_err err);
 const char *hs_err_message(enum hs_err err);
-/* The S3 error document: Code, Message (message, or the code's own),
- * Resource (if resource_len) and RequestId. */
+/* Where an error happened, for its document; every field optional. */
+struct hs_err_where {
+  const char *bucket;   /* BucketName, if set and not empty */
+  const char *key;      /* Key, key_len bytes */
+  size_t key_len;
+  const char *resource; /* Resource, resource_len bytes */
+  size_t resource_len;
+  const char *request_id;
+};
+/* The S3 error document: Code, Message (message, or the code's own), then
+ * what `where` has, and RequestId. */
 void hs_err_xml(struct hs_buf *b, enum hs_err err, const char *message,
-                const char *resource, size_t resource_len,
-                const char *request_id);
+                const struct hs_err_where *where);
 
 #endif

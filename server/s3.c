@@ -52,16 +52,7 @@ void hs_resp_headerf(struct hs_response *r, const char *name, const char *fmt,
 bool hs_resp_next_header(const struct hs_response *r, size_t *pos,
                          const char **name, const char **value)
 {
-  const struct hs_buf *b = &r->headers;
-  if (b->failed || !b->data || *pos >= b->len)
-    return false;
-  *name = b->data + *pos;
-  size_t nl = strlen(*name) + 1;
-  if (*pos + nl >= b->len)
-    return false;
-  *value = b->data + *pos + nl;
-  *pos += nl + strlen(*value) + 1;
-  return true;
+  return hs_buf_next_pair(&r->headers, pos, name, value);
 }
 
 void hs_op_resp_reset(struct hs_op *op)
@@ -626,22 +617,7 @@ static enum hs_err chunk_end(void *ctx, uint64_t size, const char *sig)
 static enum hs_err trailer(void *ctx, const char *line, size_t n)
 {
   struct hs_op *op = ctx;
-  const char *colon = memchr(line, ':', n);
-  char name[64];
-  size_t nl = (size_t)(colon - line);
-  if (!op->cksum.alg || nl >= sizeof name)
-    return HS_OK;
-  memcpy(name, line, nl);
-  name[nl] = '\0';
-  if (hs_cksum_alg_of_header(name) != op->cksum.alg)
-    return HS_OK;
-  const char *v = colon + 1;
-  size_t vl = n - nl - 1;
-  while (vl && *v == ' ') {
-    v++;
-    vl--;
-  }
-  return hs_cksum_expect(&op->cksum, v, vl);
+  return hs_cksum_trailer(&op->cksum, line, n);
 }
 
 void hs_op_body(struct hs_op *op, const char *data, size_t n)

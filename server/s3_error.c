@@ -147,23 +147,29 @@ unsigned hs_err_status(enum hs_err err) { return row(err)->status; }
 const char *hs_err_code(enum hs_err err) { return row(err)->code; }
 const char *hs_err_message(enum hs_err err) { return row(err)->message; }
 
+static void element(struct hs_buf *b, const char *name, const char *v,
+                    size_t n)
+{
+  if (!v || !n)
+    return;
+  hs_buf_printf(b, "<%s>", name);
+  hs_xml_escape(b, v, n);
+  hs_buf_printf(b, "</%s>", name);
+}
+
 void hs_err_xml(struct hs_buf *b, enum hs_err err, const char *message,
-                const char *resource, size_t resource_len,
-                const char *request_id)
+                const struct hs_err_where *w)
 {
   const struct err_row *e = row(err);
   hs_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>");
   hs_buf_puts(b, e->code);
-  hs_buf_puts(b, "</Code><Message>");
+  hs_buf_puts(b, "</Code>");
   const char *m = message ? message : e->message;
-  hs_xml_escape(b, m, strlen(m));
-  hs_buf_puts(b, "</Message>");
-  if (resource_len) {
-    hs_buf_puts(b, "<Resource>");
-    hs_xml_escape(b, resource, resource_len);
-    hs_buf_puts(b, "</Resource>");
-  }
-  hs_buf_printf(b, "<RequestId>%s</RequestId></Error>\n", request_id);
+  element(b, "Message", m, strlen(m));
+  element(b, "BucketName", w->bucket, w->bucket ? strlen(w->bucket) : 0);
+  element(b, "Key", w->key, w->key_len);
+  element(b, "Resource", w->resource, w->resource_len);
+  hs_buf_printf(b, "<RequestId>%s</RequestId></Error>\n", w->request_id);
 }
 
 void hs_op_error(struct hs_op *op, enum hs_err err)
@@ -181,27 +187,7 @@ void hs_op_error_msg(struct hs_op *op, enum hs_err err, const char *message)
   if (e->status == 304 || op->method == HS_M_HEAD)
     return; /* no body */
   hs_resp_header(r, "Content-Type", "application/xml");
-  struct hs_buf *b = &r->body;
-  hs_buf_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>");
-  hs_buf_puts(b, e->code);
-  hs_buf_puts(b, "</Code><Message>");
-  const char *m = message ? message : e->message;
-  hs_xml_escape(b, m, strlen(m));
-  hs_buf_puts(b, "</Message>");
-  if (op->bucket[0]) {
-    hs_buf_puts(b, "<BucketName>");
-    hs_xml_escape(b, op->bucket, strlen(op->bucket));
-    hs_buf_puts(b, "</BucketName>");
-  }
-  if (op->key_len) {
-    hs_buf_puts(b, "<Key>");
-    hs_xml_escape(b, op->key, op->key_len);
-    hs_buf_puts(b, "</Key>");
-  }
-  if (op->path.len) {
-    hs_buf_puts(b, "<Resource>");
-    hs_xml_escape(b, op->path.p, op->path.len);
-    hs_buf_puts(b, "</Resource>");
-  }
-  hs_buf_printf(b, "<RequestId>%s</RequestId></Error>\n", op->request_id);
+  struct hs_err_where w = {op->bucket, op->key, op->key_len, op->path.p,
+                           op->path.len, op->request_id};
+  hs_err_xml(&r->body, err, message, &w);
 }

@@ -229,3 +229,23 @@ void hs_base64_encode(const uint8_t *p, size_t n, char *out)
   }
   out[o] = '\0';
 }
+
+enum hs_err hs_cksum_trailer(struct hs_cksum *c, const char *line, size_t n)
+{
+  const char *colon = memchr(line, ':', n);
+  char name[64];
+  size_t nl = colon ? (size_t)(colon - line) : n;
+  if (!colon || !c->alg || nl >= sizeof name)
+    return HS_OK;
+  memcpy(name, line, nl);
+  name[nl] = '\0';
+  if (hs_cksum_alg_of_header(name) != c->alg)
+    return HS_OK;
+  const char *v = colon + 1;
+  size_t vl = n - nl - 1;
+  while (vl && *v == ' ') {
+    v++;
+    vl--;
+  }
+  return hs_cksum_expect(c, v, vl);
+}

@@ -49,6 +49,10 @@ enum hs_err hs_cksum_begin(struct hs_cksum *c, enum hs_cksum_alg alg);
 /* The value the client gave (base64). Error: HS_ERR_INVALID_DIGEST. */
 enum hs_err hs_cksum_expect(struct hs_cksum *c, const char *b64, size_t len);
 void hs_cksum_update(struct hs_cksum *c, const void *p, size_t n);
+/* One aws-chunked trailer line ("name:value"): when it is c's checksum,
+ * its value becomes the expected one (hs_cksum_expect); other lines are
+ * ignored. */
+enum hs_err hs_cksum_trailer(struct hs_cksum *c, const char *line, size_t n);
 /* The digest (big-endian for the CRCs) into out[hs_cksum_len]; the
  * computation ends. */
 void hs_cksum_final(struct hs_cksum *c, uint8_t out[HS_CKSUM_MAX]);

@@ -338,13 +338,10 @@ out:
   return err;
 }
 
-enum hs_err hs_sigv4_canonical_request(const struct hs_sigv4_request *r,
-                                       const struct hs_sigv4_auth *a,
-                                       const char *payload_hash,
-                                       struct hs_buf *out)
+/* The path decoded and re-encoded: S3 does not normalise it. */
+static enum hs_err canonical_path(const struct hs_sigv4_request *r,
+                                  struct hs_buf *out)
 {
-  hs_buf_puts(out, r->method);
-  hs_buf_putc(out, '\n');
   char *path = malloc(r->path.len + 1);
   size_t plen;
   if (!path)
@@ -356,8 +353,21 @@ enum hs_err hs_sigv4_canonical_request(const struct hs_sigv4_request *r,
   }
   hs_uri_encode(out, path, plen, true);
   free(path);
+  return HS_OK;
+}
+
+enum hs_err hs_sigv4_canonical_request(const struct hs_sigv4_request *r,
+                                       const struct hs_sigv4_auth *a,
+                                       const char *payload_hash,
+                                       struct hs_buf *out)
+{
+  hs_buf_puts(out, r->method);
   hs_buf_putc(out, '\n');
-  enum hs_err err = canonical_query(r, a, out);
+  enum hs_err err = canonical_path(r, out);
+  if (err)
+    return err;
+  hs_buf_putc(out, '\n');
+  err = canonical_query(r, a, out);
   if (err)
     return err;
   hs_buf_putc(out, '\n');
@@ -464,20 +474,12 @@ enum hs_err hs_sigv4_canonical_target(const struct hs_sigv4_request *r,
                                       struct hs_buf *out)
 {
   struct hs_sigv4_auth none = {0};
-  char *path = malloc(r->path.len + 1);
-  size_t plen;
-  if (!path)
-    return HS_ERR_NOMEM;
-  if (!hs_pct_decode(r->path.p, r->path.len, false, path, r->path.len + 1,
-                     &plen)) {
-    free(path);
-    return HS_ERR_INVALID_URI;
-  }
-  hs_uri_encode(out, path, plen, true);
-  free(path);
+  enum hs_err err = canonical_path(r, out);
+  if (err)
+    return err;
   if (r->query->n) {
     hs_buf_putc(out, '?');
-    enum hs_err err = canonical_query(r, &none, out);
+    err = canonical_query(r, &none, out);
     if (err)
       return err;
   }
