@@ -3,17 +3,10 @@
 set -u
 [ -n "${HOST_ADDR:-}" ] || { echo "no host network"; exit 1; }
 RGW=http://$HOST_ADDR:7480
-hipobj-gateway --listen 127.0.0.1:0 --nic "$RXE_DEV" --backend "$RGW" \
-  --backend-access-key "$RGW_ACCESS_KEY" --backend-secret-key "$RGW_SECRET_KEY" \
-  --access-key GWKEY --secret-key GWSECRET >/tmp/gw.out 2>/tmp/gw.err &
-GW_PID=$!
-i=0
-while [ $i -lt 100 ]; do
-  GW=$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' /tmp/gw.out)
-  [ -n "$GW" ] && break
-  sleep 0.1; i=$((i + 1))
-done
-[ -n "$GW" ] || { cat /tmp/gw.err; exit 1; }
+. /payload/lib.sh
+start_gateway GW "$RGW" --backend-access-key "$RGW_ACCESS_KEY" \
+  --backend-secret-key "$RGW_SECRET_KEY" --access-key GWKEY --secret-key GWSECRET || exit 1
+GW=$GW_URL
 SIZES=1M,4M,16M,64M
 gw() { AWS_ACCESS_KEY_ID=GWKEY AWS_SECRET_ACCESS_KEY=GWSECRET hipobj "$@" --endpoint "$GW"; }
 rgw() { AWS_ACCESS_KEY_ID=$RGW_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$RGW_SECRET_KEY hipobj "$@" --endpoint "$RGW"; }

@@ -51,5 +51,6 @@ echo "## In the Soft-RoCE VM (TCG): RDMA through the gateway"
   --file "$build/gateway/hipobj-gateway:bin/hipobj-gateway" \
   --file "$build/tools/hipobj/hipobj:bin/hipobj" \
   --file "$(command -v curl):bin/curl" \
+  --file "$root/tests/vm/lib.sh:lib.sh" \
   "$root/bench/gateway-rgw-bench-guest.sh"
 cat "$res/table.md"

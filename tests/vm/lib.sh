@@ -2,6 +2,9 @@
 # start_server ARGS...: starts hipobj-test-server on 127.0.0.1 port 0 on the
 # rxe device, waits for its address, sets ENDPOINT and SERVER_PID.
 # stop_server: SIGTERM to that PID, and wait.
+# start_gateway NAME BACKEND ARGS...: hipobj-gateway on the rxe device in
+# front of BACKEND (127.0.0.1 port 0 unless ARGS has a --listen), its
+# stderr appended to /tmp/gateway.NAME.err; sets NAME_URL and NAME_PID.
 set -u
 : "${RXE_DEV:=rxe0}"
 export HIPOBJ_GPU_RUNTIME=none
@@ -23,6 +26,25 @@ start_server() {
   fi
   grep -i rdma /tmp/server.$$.err | head -n 3
   echo "server $SERVER_PID at $ENDPOINT $*"
+}
+
+start_gateway() {
+  local name=$1 backend=$2 url="" pid
+  shift 2
+  local out=/tmp/gateway.$name.out
+  : >"$out"
+  hipobj-gateway --listen 127.0.0.1:0 --nic "$RXE_DEV" --backend "$backend" "$@" \
+    >"$out" 2>>"/tmp/gateway.$name.err" &
+  pid=$!
+  eval "${name}_PID=$pid"
+  for _ in $(seq 1 100); do
+    url=$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$out")
+    [ -n "$url" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  [ -n "$url" ] || { echo "gateway $name did not start:"; cat "/tmp/gateway.$name.err"; return 1; }
+  eval "${name}_URL=$url"
 }
 
 stop_server() {

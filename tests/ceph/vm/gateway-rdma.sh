@@ -9,18 +9,10 @@
 . /payload/vmlib.sh
 [ -n "$HOST_ADDR" ] || { echo "SKIP: no host network (run.sh --host-port)"; exit 77; }
 D=/payload/data
-hipobj-gateway --listen 127.0.0.1:0 --nic "$RXE_DEV" \
-  --backend "http://$HOST_ADDR:7480" --backend-access-key "$RGW_ACCESS_KEY" \
+start_gateway GW "http://$HOST_ADDR:7480" --backend-access-key "$RGW_ACCESS_KEY" \
   --backend-secret-key "$RGW_SECRET_KEY" --access-key GWKEY \
-  --secret-key GWSECRET/secret --log-requests >/tmp/gw.out 2>/tmp/gw.err &
-GW_PID=$!
-i=0
-while [ $i -lt 100 ]; do
-  ENDPOINT=$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' /tmp/gw.out)
-  [ -n "$ENDPOINT" ] && break
-  sleep 0.1; i=$((i + 1))
-done
-[ -n "$ENDPOINT" ] || { echo "FAIL: gateway did not start"; cat /tmp/gw.err; exit 1; }
+  --secret-key GWSECRET/secret --log-requests || exit 1
+ENDPOINT=$GW_URL
 echo "gateway $GW_PID at $ENDPOINT in front of http://$HOST_ADDR:7480"
 export AWS_ACCESS_KEY_ID=GWKEY AWS_SECRET_ACCESS_KEY=GWSECRET/secret
 B=$BUCKET
@@ -60,6 +52,6 @@ ho get "s3://$B/no-such-key" -o "$W/none" --require-rdma
 [ $RC = 3 ] && pass "missing key: exit 3 (RGW's NoSuchKey)" || fail "missing key: rc $RC"
 kill "$GW_PID"; wait "$GW_PID"
 [ $? = 0 ] && pass "gateway: clean exit" || fail "gateway exit"
-grep -c " rdma " /tmp/gw.err | sed 's/^/gateway log: RDMA requests: /'
-[ "$FAILS" -eq 0 ] || tail -n 30 /tmp/gw.err | sed 's/^/  gw| /'
+grep -c " rdma " /tmp/gateway.GW.err | sed 's/^/gateway log: RDMA requests: /'
+[ "$FAILS" -eq 0 ] || tail -n 30 /tmp/gateway.GW.err | sed 's/^/  gw| /'
 finish

@@ -36,22 +36,12 @@ start_be() {
   BE_PID=$!
   BE=$(wait_line /tmp/gws.be.out) || { echo "store did not start"; cat /tmp/gws.be.err; return 1; }
 }
-launch_gw() { # PORT NAME
-  hipobj-gateway --listen "127.0.0.1:$1" --nic "$RXE_DEV" --backend "$BE" \
-    --backend-access-key BEKEY --backend-secret-key be/secret \
-    --access-key "$S3MINI_KEY" --secret-key "$S3MINI_SECRET" --rdma-qps 64 --log-requests \
-    >/tmp/gws.$2.out 2>>/tmp/gws.$2.err &
+gw_args() {
+  echo --backend-access-key BEKEY --backend-secret-key be/secret \
+    --access-key "$S3MINI_KEY" --secret-key "$S3MINI_SECRET" --rdma-qps 64 --log-requests
 }
-start_gw() {
-  launch_gw "$1" gw
-  GW_PID=$!
-  GW=$(wait_line /tmp/gws.gw.out) || { echo "gateway did not start"; cat /tmp/gws.gw.err; return 1; }
-}
-start_gw2() {
-  launch_gw 0 gw2
-  GW2_PID=$!
-  GW2=$(wait_line /tmp/gws.gw2.out) || { echo "gateway 2 did not start"; cat /tmp/gws.gw2.err; return 1; }
-}
+start_gw() { start_gateway GW "$BE" --listen "127.0.0.1:$1" $(gw_args) && GW=$GW_URL; }
+start_gw2() { start_gateway GW2 "$BE" $(gw_args) && GW2=$GW2_URL; }
 stop_all() { kill -TERM $GW_PID $GW2_PID $BE_PID 2>/dev/null; wait $GW_PID $GW2_PID $BE_PID 2>/dev/null; }
 trap stop_all EXIT
 start_be 0 || exit 1
@@ -63,7 +53,7 @@ t0=$(date +%s)
 echo "== steady state: 4 streams x 100 transfers through the gateway"
 hipobj-soak "$GW" 4 100 1 steady || {
   rc=1
-  echo "--- gateway log"; grep -v ' 200 ' /tmp/gws.gw.err | tail -n 10
+  echo "--- gateway log"; grep -v ' 200 ' /tmp/gateway.GW.err | tail -n 10
   echo "--- store log"; grep -v ' 200 ' /tmp/gws.be.err | tail -n 10
   exit 1
 }
@@ -107,7 +97,7 @@ echo "gateway (since its restart): rdma $(echo "$stats" | sed -n 's/.*"rdma":\({
 echo "gateway connections: $(echo "$stats" | sed -n 's/.*"connections":\({[^}]*}[^}]*}\).*/\1/p')"
 stats2=$(curl -s "$GW2/_hipobj/stats")
 echo "gateway 2: rdma $(echo "$stats2" | sed -n 's/.*"rdma":\({[^}]*}\).*/\1/p')"
-grep -h warning /tmp/gws.gw.err /tmp/gws.gw2.err 2>/dev/null | sort | uniq -c | head -n 10
-echo "gateway requests by status: $(awk '$5 ~ /^[0-9]+$/ {print $5}' /tmp/gws.gw.err | sort | uniq -c | tr '\n' ' ')"
+grep -h warning /tmp/gateway.GW.err /tmp/gateway.GW2.err 2>/dev/null | sort | uniq -c | head -n 10
+echo "gateway requests by status: $(awk '$5 ~ /^[0-9]+$/ {print $5}' /tmp/gateway.GW.err | sort | uniq -c | tr '\n' ' ')"
 [ "$moved" -ge 2000 ] || { echo "FAIL: only $moved successful transfers"; rc=1; }
 exit $rc
