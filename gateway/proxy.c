@@ -218,6 +218,7 @@ static void *op_new(void *app, const struct hs_request *req)
   op->gw = gw;
   op->req = *req;
   op->name = "Forward";
+  hs_stat_add(&gw->stats->requests[hs_method_of(req->method)], 1);
   uint64_t id = atomic_fetch_add(&gw->next_id, 1);
   snprintf(op->request_id, sizeof op->request_id, "%016llX",
            (unsigned long long)id);

@@ -352,7 +352,11 @@ def run(server_bin, gateway_bin, c):
              "the backend moved the bytes (in %d, out %d)" %
              (st["http"]["bytes_in"], st["http"]["bytes_out"]))
         tb.sigv4_rejections(gw.url, c)
-        c.ok(gw.stats()["auth_failures"] >= 6, "gateway stats: auth failures")
+        gst = gw.stats()
+        c.ok(gst["auth_failures"] >= 6, "gateway stats: auth failures")
+        c.ok(gst["requests"]["GET"] > 10 and gst["requests"]["PUT"] > 10 and
+             gst["requests"]["total"] >= sum(gst["status"].values()) - 1,
+             "gateway stats: requests by method (%r)" % gst["requests"])
         forged_bodies(gw, be_s3, c)
         streaming(gw, s3, c)
         several_users(gateway_bin, be, c)

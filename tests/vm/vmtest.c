@@ -6,7 +6,7 @@
  *
  *   hipobj-vmtest ENDPOINT CASE [ARG]
  *   cases: init, sizes, upload-part, threads N, decline, no-final,
- *          vanish, wrong-cookie, killed, seed KEY SIZE,
+ *          vanish, vanish-put KEY, wrong-cookie, killed, seed KEY SIZE,
  *          bench [STREAMS [MAX_SIZE]], getlat SIZE COUNT, mkbucket NAME,
  *          stats */
 #include <curl/curl.h>
@@ -348,6 +348,39 @@ static void case_vanish(void)
   hipObjShutdown();
 }
 
+/* A PUT whose client goes away after the reply, before ready: the server
+ * gives the transfer up and stores nothing (t40_gateway checks the store
+ * behind a gateway). */
+static void case_vanish_put(const char *key)
+{
+  const size_t n = 65536;
+  uint8_t *buf = calloc(1, n);
+  if (!buf || init() != 0)
+    exit(1);
+  make_bucket("vmtest");
+  hipObjBufRegisterHost(buf, n);
+  fill(buf, n, 7);
+  long long fail0 = s3mini_stat(endpoint, "rdma", "failures");
+  char *token = NULL;
+  hipObjGetRdmaToken(buf, n, HIPOBJ_RDMA_OP_PUT, &token);
+  struct s3mini r;
+  request(&r, "PUT", "/vmtest/%s", key);
+  s3mini_send(&r, token);
+  check(r.status == 200 && r.reply_len > 4, "server answered first: HTTP %ld %.4s...",
+        r.status, r.reply);
+  hipObjPutRdmaToken(token); /* gone without ready */
+  s3mini_reset(&r);
+  long long fail1 = fail0;
+  for (int i = 0; i < 200 && fail1 == fail0; i++) {
+    struct timespec ts = {0, 100000000};
+    nanosleep(&ts, NULL);
+    fail1 = s3mini_stat(endpoint, "rdma", "failures");
+  }
+  check(fail1 == fail0 + 1, "server gave the PUT up (failures %lld -> %lld)", fail0, fail1);
+  hipObjShutdown();
+  free(buf);
+}
+
 /* A ready message with the wrong cookie: nothing moves, the client fails. */
 static void case_wrong_cookie(void)
 {
@@ -566,6 +599,8 @@ int main(int argc, char **argv)
     case_no_final();
   else if (!strcmp(c, "vanish"))
     case_vanish();
+  else if (!strcmp(c, "vanish-put") && argc == 4)
+    case_vanish_put(argv[3]);
   else if (!strcmp(c, "wrong-cookie"))
     case_wrong_cookie();
   else if (!strcmp(c, "bench"))
