@@ -3,5 +3,5 @@
 # The lane's RGW works, and the parity suite finds no difference between
 # RGW and itself (so a difference through the gateway is the gateway's).
 exec /usr/bin/python3 "$ROOT/tests/ceph/s3_parity.py" \
-  --a "$S3_ENDPOINT" --a-key "$AWS_ACCESS_KEY_ID" --a-secret "$AWS_SECRET_ACCESS_KEY" \
-  --b "$S3_ENDPOINT" --b-key "$AWS_ACCESS_KEY_ID" --b-secret "$AWS_SECRET_ACCESS_KEY"
+  --a "$S3_ENDPOINT" --b "$S3_ENDPOINT" \
+  --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY"

@@ -7,8 +7,9 @@ set -uo pipefail
 . "$ROOT/tests/ceph/lib.sh"
 start_gateway --no-rdma || exit 1
 /usr/bin/python3 "$ROOT/tests/ceph/s3_parity.py" \
-  --a "$S3_ENDPOINT" --a-key "$AWS_ACCESS_KEY_ID" --a-secret "$AWS_SECRET_ACCESS_KEY" \
-  --b "$GW" --b-key "$GWKEY" --b-secret "$GWSECRET"
+  --a "$S3_ENDPOINT" --b "$GW" \
+  --access-key "$AWS_ACCESS_KEY_ID" --secret-key "$AWS_SECRET_ACCESS_KEY" \
+  --b-access-key "$GWKEY" --b-secret-key "$GWSECRET"
 rc=$?
 stop_gateway || rc=1
 exit $rc
