@@ -232,14 +232,19 @@ static void complete_end(struct hs_op *op)
   size_t n = 0;
   struct hs_obj_info info;
   char cksum[HS_PART_CKSUM_MAX] = "";
+  struct hs_cond cond;
+  bool any;
   enum hs_err err = upload_id(op);
+  if (!err)
+    err = hs_op_write_cond(op, &cond, &any);
   if (!err)
     err = hs_parse_complete(hs_buf_cstr(&op->body), op->body.len, &parts, &n);
   if (!err)
     upload_checksum(op, parts, n, cksum);
   if (!err)
     err = hs_store_upload_complete(op->srv->store, op->bucket, op->key,
-                                   op->upload_id, parts, n, cksum, &info);
+                                   op->upload_id, parts, n, cksum,
+                                   any ? &cond : NULL, &info);
   free(parts);
   if (err) {
     hs_op_error(op, err);
