@@ -8,10 +8,17 @@
  *   - everything else is forwarded: the backend gets the same method, path,
  *     query and headers, signed with the gateway's own credentials, and the
  *     body as it arrives; its answer (status, headers, body) streams back.
- * A body whose signature depends on its bytes (a declared SHA-256 is also
- * checked by the backend; a deferred signature only here) has its last
- * piece held back until the signature is checked: a forged body never
- * reaches the backend whole, so it is never committed. An aws-chunked body
+ * The backend hears of a request only once its sender is authenticated.
+ * A header-signed request with a body and no x-amz-content-sha256 (a
+ * deferred signature, checked over the body's digest) is read whole into
+ * memory, at most GW_DEFERRED_MAX bytes, and its signature checked before
+ * the backend's call starts; a larger one is refused (InvalidRequest: it
+ * must declare its hash). GET, HEAD and DELETE take no body: one is
+ * refused, after its signature is checked. A body whose hash is declared
+ * (the signature is checked with the headers; the backend checks the hash
+ * too) or that is aws-chunked streams, its last piece held back until
+ * every check has passed, so a forged body never reaches the backend
+ * whole and is never committed. An aws-chunked body
  * (STREAMING-*) is decoded on the way: each chunk's signature and the
  * trailer's checksum are checked here, the store gets the payload with its
  * decoded length, and the last piece waits for every check. */
@@ -31,6 +38,8 @@
 #include "xml.h"
 
 #define FWD_HEADERS_MAX 96
+/* The largest body read whole to check a deferred signature. */
+#define GW_DEFERRED_MAX (8u << 20)
 
 struct gw_op {
   struct gw_server *gw;
@@ -49,6 +58,10 @@ struct gw_op {
   size_t held_n, held_cap;
   uint64_t body_bytes;
   bool done;
+  /* a deferred signature: the body, checked before the backend hears of it */
+  bool deferred;
+  bool deferred_over; /* more than GW_DEFERRED_MAX: never forwarded */
+  struct hs_buf deferred_body;
   /* aws-chunked bodies */
   bool chunked;
   struct hs_awschunk chunk;
@@ -239,6 +252,7 @@ static void *op_new(void *app, const struct hs_request *req)
            (unsigned long long)id);
   hs_buf_init(&op->resp.headers, 64u << 10);
   hs_buf_init(&op->resp.body, 0);
+  hs_buf_init(&op->deferred_body, GW_DEFERRED_MAX);
   op->resp.status = 200;
   return op;
 }
@@ -252,6 +266,7 @@ static void op_free(void *p)
   hs_auth_free(&op->auth);
   hs_cksum_free(&op->cksum);
   hs_query_free(&op->query);
+  hs_buf_free(&op->deferred_body);
   free(op->held);
   free(op);
 }
@@ -275,6 +290,13 @@ static bool is_auth_failure(enum hs_err err)
 static bool has_body(const struct gw_op *op)
 {
   return op->req.chunked || (op->req.has_length && op->req.content_length);
+}
+
+/* No S3 operation sends a body with these. */
+static bool bodiless_method(const struct gw_op *op)
+{
+  const char *m = op->req.method;
+  return !strcmp(m, "GET") || !strcmp(m, "HEAD") || !strcmp(m, "DELETE");
 }
 
 /* GetObject, PutObject or UploadPart: what a token may carry. */
@@ -402,6 +424,8 @@ static enum hs_err fill_call(struct gw_op *op, struct gw_call_req *cr,
     cr->length = op->decoded_len;
     cr->payload_hash = HS_UNSIGNED_PAYLOAD;
   }
+  if (op->deferred)
+    cr->length = op->deferred_body.len; /* read whole, checked */
   return HS_OK;
 }
 
@@ -462,6 +486,22 @@ static enum hs_step forward(struct gw_op *op)
   return HS_STEP_RESPOND;
 }
 
+/* A request whose sender is authenticated goes to the backend now; one
+ * whose signature waits for its body is read first (op_end). */
+static enum hs_step forward_after_auth(struct gw_op *op)
+{
+  if (op->auth.payload == HS_PAYLOAD_DEFERRED && has_body(op)) {
+    op->deferred = true;
+    return HS_STEP_BODY;
+  }
+  if (has_body(op) && bodiless_method(op)) {
+    gw_op_error(op, HS_ERR_INVALID_REQUEST,
+                "GET, HEAD and DELETE requests take no body.");
+    return HS_STEP_RESPOND;
+  }
+  return forward(op);
+}
+
 static enum hs_step op_begin(void *p)
 {
   struct gw_op *op = p;
@@ -490,7 +530,7 @@ static enum hs_step op_begin(void *p)
     return HS_STEP_RESPOND;
   }
   if (!rdma)
-    return forward(op);
+    return forward_after_auth(op);
   op->mode = GW_RDMA;
   op->name = strcmp(op->req.method, "GET") == 0 ? "GetObject" : "PutObject";
   if (has_body(op)) {
@@ -564,6 +604,14 @@ static void op_body(void *p, const char *data, size_t n)
 {
   struct gw_op *op = p;
   op->body_bytes += n;
+  if (op->deferred) {
+    hs_auth_payload(&op->auth, data, n);
+    if (!op->deferred_over && n > GW_DEFERRED_MAX - op->deferred_body.len)
+      op->deferred_over = true;
+    if (!op->deferred_over)
+      hs_buf_append(&op->deferred_body, data, n);
+    return;
+  }
   if (!op->chunked) {
     hs_auth_payload(&op->auth, data, n);
     forward_piece(op, data, n);
@@ -596,9 +644,56 @@ static enum hs_err chunked_end(struct gw_op *op)
              : HS_OK;
 }
 
+/* The deferred signature, checked over the whole body; then the body goes
+ * to the backend in one piece. */
+static void deferred_end(struct gw_op *op)
+{
+  struct hs_sigv4_request r = sigv4_request(op);
+  enum hs_err err = hs_auth_end(&op->auth, &op->gw->cfg->front, &r);
+  if (is_auth_failure(err))
+    hs_stat_add(&op->gw->stats->auth_failures, 1);
+  const char *why = NULL;
+  if (!err && bodiless_method(op)) {
+    err = HS_ERR_INVALID_REQUEST;
+    why = "GET, HEAD and DELETE requests take no body.";
+  } else if (!err && op->deferred_over) {
+    err = HS_ERR_INVALID_REQUEST;
+    why = "Missing required header for this request: x-amz-content-sha256 "
+          "(a body over 8 MiB must declare its hash).";
+  } else if (!err && op->deferred_body.failed) {
+    err = HS_ERR_NOMEM;
+  }
+  if (err) {
+    gw_op_error(op, err, why);
+    return;
+  }
+  struct hs_kv kv[FWD_HEADERS_MAX];
+  char hex[65];
+  struct gw_call_req cr;
+  struct gw_call *call = NULL;
+  err = fill_call(op, &cr, kv, hex);
+  if (!err)
+    err = gw_call_start(op->gw->be, &cr, &call);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return;
+  }
+  if (op->deferred_body.len)
+    gw_call_send(call, op->deferred_body.data, op->deferred_body.len);
+  hs_stat_add(&op->gw->stats->http_bytes_in, op->body_bytes);
+  if (gw_call_head(call) == GW_HEAD_RESPONSE)
+    gw_op_backend_response(op, call, true);
+  else
+    gw_op_backend_failed(op, call);
+}
+
 static void op_end(void *p)
 {
   struct gw_op *op = p;
+  if (op->deferred) {
+    deferred_end(op);
+    return;
+  }
   if (!op->call)
     return;
   struct hs_sigv4_request r = sigv4_request(op);
