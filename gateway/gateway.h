@@ -50,7 +50,10 @@ struct gw_op;
 
 enum gw_mode { GW_FORWARD, GW_LOCAL, GW_RDMA };
 
-/* Headers of the client's request that go to the backend as they are. */
+/* Headers of the client's request that go to the backend as they are (an
+ * allow-list: x-amz-* but the client's signature and RDMA token, Content-
+ * Type/MD5/Encoding/Language/Disposition, Cache-Control, Expires, Range,
+ * If-*). SIZE_MAX when more than cap would go: the caller answers 431. */
 size_t gw_forward_headers(const struct hs_headers *in, struct hs_kv *out,
                           size_t cap);
 /* The response: an S3 error, or the backend's answer (its status and
