@@ -91,6 +91,7 @@ struct ho_engine {
   pthread_t reaper;
   bool reaper_started;
   bool stopping HO_GUARDED_BY(mu);
+  bool refusing HO_GUARDED_BY(mu); /* ho_engine_refuse_new() */
   unsigned running HO_GUARDED_BY(mu);
   struct sconn **conns HO_PT_GUARDED_BY(mu); /* [0, nconns) */
   unsigned nconns HO_GUARDED_BY(mu);
@@ -349,6 +350,13 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   }
   *out = e;
   return hipObjSuccess;
+}
+
+void ho_engine_refuse_new(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  e->refusing = true;
+  ho_mutex_unlock(&e->mu);
 }
 
 static void stop_threads(struct ho_engine *e)
@@ -935,7 +943,7 @@ static enum ho_engine_start_result plan_transfer(struct ho_engine *e,
                                                  struct plan *p)
     HO_REQUIRES(e->mu)
 {
-  if (e->stopping)
+  if (e->stopping || e->refusing)
     return HO_ENGINE_BUSY;
   if (!(p->w = claim_worker(e)) && !(p->w = reclaim_worker(e)))
     return HO_ENGINE_BUSY;
