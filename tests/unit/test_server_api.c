@@ -22,6 +22,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1018,6 +1019,52 @@ static void close_races_start(void **state)
   hipObjPutRdmaToken(tok);
 }
 
+/* S-2: a replayed token rides the client's kept connection (the token
+ * proposes it) and waits there for a ready message that never comes; the
+ * client's next proposal of that connection cancels it at once instead of
+ * waiting for it (about 2 s before). */
+static char replayed[HO_TOKEN_HEX + 1];
+
+static int ops_send_keep(void *ctx, const char *token, size_t len)
+{
+  snprintf(replayed, sizeof replayed, "%.*s", (int)len, token);
+  return ops_send(ctx, token, len);
+}
+
+static const hipObjOps_t ops_keep = {ops_send_keep, ops_recv};
+
+static void replay_on_kept_connection(void **state)
+{
+  struct fixture *f = *state; /* readyTimeoutMs 5000 */
+  struct req q;
+  for (int i = 0; i < 2; i++) { /* the second proposes the kept one */
+    req_init(&q, f, hipObjServerOpGet, 5000);
+    assert_int_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops_keep, &q).opError,
+                     hipObjSuccess);
+    req_end(&q);
+  }
+  assert_int_equal(stats(f).connReused, 1);
+  struct req rp; /* the replay: no ready will come */
+  req_init(&rp, f, hipObjServerOpGet, 5000);
+  assert_int_equal(start_token(&rp, replayed), hipObjServerSuccess);
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  req_init(&q, f, hipObjServerOpGet, 5000);
+  memset(f->buf, 0, 5000);
+  assert_int_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops_keep, &q).opError,
+                   hipObjSuccess);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  req_end(&q);
+  double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
+              (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+  assert_memory_equal(f->buf, f->object, 5000);
+  req_end(&rp);
+  assert_int_not_equal(rp.done_status, hipObjServerSuccess);
+  if (ms >= 700)
+    fail_msg("the client's next transfer waited %.0f ms behind a replay",
+             ms);
+}
+
 static int setup_one_transfer(void **state)
 {
   hipObjServerConfig_t c = config();
@@ -1036,6 +1083,13 @@ static int setup_quick(void **state)
 {
   hipObjServerConfig_t c = config();
   c.readyTimeoutMs = 50;
+  return setup_with(state, &c);
+}
+
+static int setup_slow_ready(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.readyTimeoutMs = 5000;
   return setup_with(state, &c);
 }
 
@@ -1082,6 +1136,8 @@ int main(void)
                                       teardown),
       cmocka_unit_test_setup_teardown(close_races_start, setup_quick,
                                       teardown),
+      cmocka_unit_test_setup_teardown(replay_on_kept_connection,
+                                      setup_slow_ready, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
