@@ -2,7 +2,7 @@
 /* hipobj-gateway: an S3 endpoint in front of an existing S3 store that
  * adds hipObject's RDMA data path (docs/gateway.md).
  *
- *   http.c (server/)  the HTTP front, one thread per connection
+ *   http.c (front/)   the HTTP front, one thread per connection
  *   proxy.c           one request: authenticate the client, then forward
  *                     it, or serve its token by RDMA (rdma_path.c)
  *   rdma_path.c       GetObject, PutObject and UploadPart with a token:
@@ -40,7 +40,7 @@ struct gw_server {
   atomic_uint_fast64_t backend_failures; /* answered 503 */
 };
 
-/* The HTTP front's handler (server/http.h); its app context is the
+/* The HTTP front's handler (front/http.h); its app context is the
  * struct gw_server. */
 extern const struct hs_http_ops gw_http_ops;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One request through the gateway. The client is authenticated with the
  * gateway's credentials, completely, before anything reaches the backend
- * or the RDMA path (server/auth). Then:
+ * or the RDMA path (front/auth). Then:
  *   - GET /_hipobj/stats and /_hipobj/health are answered here;
  *   - GetObject, PutObject and UploadPart with x-amz-rdma-token go to
  *     rdma_path.c;
