@@ -529,7 +529,10 @@ static enum hs_err check_auth(struct hs_op *op)
   struct hs_sigv4_request r = sigv4_request(op);
   enum hs_err err =
       hs_auth_begin(&op->auth, op->srv->cfg, &r, (int64_t)time(NULL));
-  bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL;
+  /* Only a route whose payload the token carries has no body to sign;
+   * elsewhere (DeleteObjects, say) a token header changes nothing. */
+  bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL &&
+              hs_s3_token_route(op->kind);
   if (!err && (rdma || !body_expected(op)))
     err = hs_auth_no_body(&op->auth, op->srv->cfg, &r, rdma);
   if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||

@@ -171,6 +171,9 @@ void hs_s3_admin(struct hs_op *op);
 /* RDMA requests (s3_rdma.c): whether the request carries a token; if it
  * does, the answer (400, 501, or the engine's) is set in op->resp. */
 bool hs_s3_rdma(struct hs_op *op);
+/* GetObject, PutObject, UploadPart: the routes whose payload a token may
+ * carry (elsewhere a token header is ignored, and a body is signed). */
+bool hs_s3_token_route(enum hs_s3_kind k);
 
 /* UploadPart's partNumber (1..10000) and uploadId, into the op.
  * Errors: HS_ERR_INVALID_ARGUMENT, HS_ERR_NO_UPLOAD. */
