@@ -29,6 +29,7 @@ struct hs_rdma;
 struct gw_config {
   struct hs_config front; /* the options shared with hipobj-test-server */
   struct gw_backend_config backend;
+  bool public_stats; /* /_hipobj/stats to anyone, not only loopback */
 };
 
 struct gw_server {
