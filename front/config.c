@@ -17,7 +17,8 @@ enum {
   OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
   OPT_RDMA_DEPTH, OPT_RDMA_MAX_CONN, OPT_RDMA_IDLE, OPT_FAULT_SKIP_FINAL,
   OPT_RANDOM_ETAGS, OPT_MAX_MEMORY, OPT_MULTIPART_EXPIRY, OPT_MAX_CONN_PER_IP,
-  OPT_CREDENTIALS, OPT_HEADER_TIMEOUT, OPT_HELP, OPT_VERSION
+  OPT_CREDENTIALS, OPT_HEADER_TIMEOUT, OPT_SHARED_BUCKETS, OPT_HELP,
+  OPT_VERSION
 };
 
 static const struct option options[] = {
@@ -54,6 +55,7 @@ static const struct option options[] = {
     {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_PER_IP},
     {"credentials", required_argument, NULL, OPT_CREDENTIALS},
     {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+    {"shared-buckets", no_argument, NULL, OPT_SHARED_BUCKETS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -85,7 +87,12 @@ void hs_config_usage(FILE *f)
       "                         HIPOBJ_TEST_SERVER_SECRET_KEY\n"
       "  --credentials FILE     instead: several users, one \"ACCESS_KEY\n"
       "                         SECRET_KEY\" per line ('#' comments); the\n"
-      "                         file must not be readable by others\n"
+      "                         file must be the user's or root's and not\n"
+      "                         readable by others\n"
+      "  --shared-buckets       with several users: they share every bucket\n"
+      "                         (each reads, changes and deletes the\n"
+      "                         others' objects; no owners here); required\n"
+      "                         for a file of more than one user\n"
       "  --max-clock-skew SEC   reject signed requests dated further than SEC\n"
       "                         from now (default 900; 0: do not check)\n"
       "\n"
@@ -288,6 +295,7 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   case OPT_MAX_CONN_PER_IP:
     c->max_connections_per_ip_set = true;
     return parse_uint(arg, 1000000, &c->max_connections_per_ip);
+  case OPT_SHARED_BUCKETS: c->shared_buckets = true; return true;
   case OPT_HEADER_TIMEOUT:
     return parse_uint(arg, 86400, &c->header_timeout_s) &&
            c->header_timeout_s > 0;

@@ -53,6 +53,8 @@ struct hs_config {
   unsigned max_connections_per_ip; /* 0: no limit */
   bool max_connections_per_ip_set; /* else hs_config_per_ip() derives it */
   unsigned header_timeout_s; /* a request's head must arrive in this (30) */
+  bool shared_buckets; /* the test server's users of --credentials share
+                          every bucket, said explicitly */
 };
 
 enum hs_config_result { HS_CONFIG_OK, HS_CONFIG_HELP, HS_CONFIG_VERSION,

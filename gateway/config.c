@@ -11,7 +11,7 @@
 
 enum {
   OPT_BACKEND = 256, OPT_BACKEND_AK, OPT_BACKEND_SK, OPT_BACKEND_REGION,
-  OPT_BACKEND_TIMEOUT, OPT_PUBLIC_STATS, OPT_HELP, OPT_VERSION, OPT_SHARED
+  OPT_BACKEND_TIMEOUT, OPT_PUBLIC_STATS, OPT_SHARED_STORE_ID, OPT_HELP, OPT_VERSION, OPT_SHARED
 };
 
 /* The server's options the gateway takes, by their server names. */
@@ -22,6 +22,7 @@ static const struct option options[] = {
     {"backend-region", required_argument, NULL, OPT_BACKEND_REGION},
     {"backend-timeout", required_argument, NULL, OPT_BACKEND_TIMEOUT},
     {"public-stats", no_argument, NULL, OPT_PUBLIC_STATS},
+    {"shared-store-identity", no_argument, NULL, OPT_SHARED_STORE_ID},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"listen", required_argument, NULL, OPT_SHARED},
@@ -76,8 +77,15 @@ void gw_config_usage(FILE *f)
       "                         HIPOBJ_GATEWAY_ACCESS_KEY and\n"
       "                         HIPOBJ_GATEWAY_SECRET_KEY\n"
       "  --credentials FILE     instead: several users, one \"ACCESS_KEY\n"
-      "                         SECRET_KEY\" per line ('#' comments); the\n"
-      "                         file must not be readable by others\n"
+      "                         SECRET_KEY [STORE_ACCESS_KEY STORE_SECRET]\"\n"
+      "                         per line ('#' comments): each user acts at\n"
+      "                         the store as its own store identity (else\n"
+      "                         as the --backend keys); the file must be\n"
+      "                         the user's or root's, unreadable by others\n"
+      "  --shared-store-identity\n"
+      "                         accept a file in which users act as one\n"
+      "                         store identity: each may then read, change\n"
+      "                         and delete what the others stored\n"
       "  --region NAME          the clients' signing region (us-east-1)\n"
       "  --max-clock-skew SEC   (default 900; 0: not checked)\n"
       "\n"
@@ -117,6 +125,7 @@ static bool apply(struct gw_config *c, int opt, const char *name,
   case OPT_BACKEND_SK: c->backend.secret_key = arg; return *arg != '\0';
   case OPT_BACKEND_REGION: c->backend.region = arg; return *arg != '\0';
   case OPT_PUBLIC_STATS: c->public_stats = true; return true;
+  case OPT_SHARED_STORE_ID: c->shared_store_identity = true; return true;
   case OPT_BACKEND_TIMEOUT:
     if (!ho_parse_uint(arg, 86400, &v) || v == 0)
       return false;

@@ -31,6 +31,7 @@
 #include "auth/auth.h"
 #include "auth/awschunk.h"
 #include "auth/checksum.h"
+#include "auth/credentials.h"
 #include "auth/sigv4.h"
 #include "gateway.h"
 #include "http.h"
@@ -432,6 +433,11 @@ static enum hs_err fill_call(struct gw_op *op, struct gw_call_req *cr,
       .head = !strcmp(op->req.method, "HEAD")};
   if (cr->nheaders == SIZE_MAX)
     return HS_ERR_HEADERS_TOO_LARGE;
+  /* the store identity of the authenticated user (--credentials) */
+  const struct hs_credentials *users = op->gw->cfg->front.credentials;
+  if (users && !hs_credentials_store(users, op->auth.sig.access_key,
+                                     &cr->access_key, &cr->secret_key))
+    cr->access_key = cr->secret_key = NULL;
   if (op->chunked) {
     cr->nheaders = decoded_headers(op, kv, cr->nheaders);
     cr->length = op->decoded_len;

@@ -14,6 +14,12 @@ hipobj-test-server, each a case that failed before its fix:
   - GW-6: the per-address connection limit defaults to an eighth of the
     total (two addresses cannot take every connection); a request head
     that trickles in is cut at --header-timeout, in both servers;
+  - GW-2: users apart: a credentials line maps a client key pair to a
+    store identity, and each user's requests reach the store signed as
+    its own (a store that checks them accepts them); a file in which
+    users would share one store identity is refused unless
+    --shared-store-identity; hipobj-test-server refuses several users
+    without --shared-buckets;
   - S-1: a token header on a route without a payload (DeleteObjects) does
     not settle a deferred signature over the empty body: the unsigned body
     is refused (403) and nothing is deleted.
@@ -29,6 +35,7 @@ import http.server
 import os
 import socket
 import sys
+import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -87,9 +94,13 @@ def raw_exchange(srv, data, timeout=10):
     """Sends data on a fresh connection; returns (status, everything read
     until the server closed or went quiet, closed?)."""
     s = socket.create_connection((srv.host, srv.port), timeout)
-    s.sendall(data)
-    s.settimeout(3)
     buf, closed = b"", False
+    try:
+        s.sendall(data)
+    except (BrokenPipeError, ConnectionResetError):
+        s.close()
+        return 0, b"", True
+    s.settimeout(3)
     try:
         while True:
             d = s.recv(65536)
@@ -99,6 +110,8 @@ def raw_exchange(srv, data, timeout=10):
             buf += d
     except socket.timeout:
         pass
+    except ConnectionResetError:
+        closed = True
     s.close()
     status = int(buf.split(b" ", 2)[1]) if buf.startswith(b"HTTP/") else 0
     return status, buf, closed
@@ -351,6 +364,81 @@ def head_deadline(binary, args, who, c):
              "%s: still serves" % who)
 
 
+def creds_file(text):
+    fd, path = tempfile.mkstemp(prefix="hipobj-gw-sec-")
+    os.write(fd, text.encode())
+    os.close(fd)
+    os.chmod(path, 0o600)
+    return path
+
+
+def refused(binary, args, what, c):
+    s = Server(binary, *args)
+    try:
+        s.start(timeout=10)
+        s.stop()
+        c.ok(False, "%s: refused" % what)
+    except Failure as e:
+        c.ok(what in str(e), "refused: %s" % e)
+
+
+def users_apart(server_bin, gateway_bin, store, c):
+    """GW-2: each user its own store identity."""
+    both = creds_file("ALICE alice-secret SA sa-secret\n"
+                      "BOB bob-secret SB sb-secret\n")
+    shared = creds_file("ALICE alice-secret\nBOB bob-secret\n")
+    store_users = creds_file("SA sa-secret\nSB sb-secret\n")
+    try:
+        refused(gateway_bin, ["--backend", store.url, "--backend-access-key",
+                              BK, "--backend-secret-key", BS,
+                              "--credentials", shared, "--no-rdma"],
+                "--shared-store-identity", c)
+        with Server(gateway_bin, "--backend", store.url,
+                    "--backend-access-key", BK, "--backend-secret-key", BS,
+                    "--credentials", shared, "--shared-store-identity",
+                    "--no-rdma"):
+            c.ok(True, "sharing said explicitly: accepted")
+        # which identity the store sees
+        with Server(gateway_bin, "--backend", store.url, "--credentials",
+                    both, "--no-rdma") as g:
+            for ak, sk, want in (("ALICE", "alice-secret", "SA"),
+                                 ("BOB", "bob-secret", "SB")):
+                h = {}
+                sign("GET", g.url, "/guard/k", ak, sk, h, EMPTY)
+                status, _, _ = raw_request(g, "GET", "/guard/k", h)
+                c.eq(status, 200, "%s through the gateway" % ak)
+                auth = store.last_headers().get("authorization", "")
+                c.ok("Credential=%s/" % want in auth,
+                     "%s reaches the store as %s (%s)" % (ak, want,
+                                                         auth[:60]))
+        # a store that checks the signatures: each user's own secret signs
+        refused(server_bin, ["--credentials", store_users, "--no-rdma"],
+                "--shared-buckets", c)
+        bad = creds_file("SA sa-secret SX sx\n")
+        try:
+            refused(server_bin, ["--credentials", bad, "--no-rdma"],
+                    "hipobj-gateway", c)
+        finally:
+            os.unlink(bad)
+        with Server(server_bin, "--credentials", store_users,
+                    "--shared-buckets", "--no-rdma") as be, \
+                Server(gateway_bin, "--backend", be.url, "--credentials",
+                       both, "--no-rdma") as g:
+            tb.client(be.url, "SA", "sa-secret").create_bucket(Bucket="apart")
+            for ak, sk in (("ALICE", "alice-secret"), ("BOB", "bob-secret")):
+                s3 = tb.client(g.url, ak, sk)
+                s3.put_object(Bucket="apart", Key=ak, Body=ak.encode())
+                c.eq(s3.get_object(Bucket="apart", Key=ak)["Body"].read(),
+                     ak.encode(), "%s: stored and read back through a "
+                     "store that checks its identity's signature" % ak)
+            code, status, _ = tb.error_of(
+                tb.client(g.url, "ALICE", "bob-secret").list_buckets)
+            c.eq(status, 403, "one user's secret does not sign for another")
+    finally:
+        for p in (both, shared, store_users):
+            os.unlink(p)
+
+
 def run(server_bin, gateway_bin, c):
     store = Store()
     be = gw = None
@@ -369,6 +457,7 @@ def run(server_bin, gateway_bin, c):
         rdma_response_headers(gw, store, c)
         token_get_declared_hash(gw, c)
         stats_for_whom(gateway_bin, store, c)
+        users_apart(server_bin, gateway_bin, store, c)
         per_address_default(gateway_bin, store, c)
         head_deadline(server_bin, ["--no-rdma"], "hipobj-test-server", c)
         head_deadline(gateway_bin, ["--backend", store.url, "--access-key",
