@@ -75,7 +75,7 @@ static void location(struct hs_op *op)
     return;
   }
   hs_op_xml_begin(op, 200);
-  const char *region = op->srv->cfg->region;
+  const char *region = op->srv->cfg->auth.region;
   /* us-east-1 is written as an empty constraint, as S3 does */
   if (strcmp(region, "us-east-1") == 0)
     region = "";
