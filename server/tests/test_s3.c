@@ -237,10 +237,10 @@ static void objects_and_errors(void **state)
   expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
   /* us-east-1: your own bucket again is 200; another region, 409 */
   expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 200, NULL);
-  e->cfg.region = "eu-west-1";
+  e->cfg.auth.region = "eu-west-1";
   expect(e, &(struct call){.method = "PUT", .target = "/bkt"}, 409,
          "BucketAlreadyOwnedByYou");
-  e->cfg.region = "us-east-1";
+  e->cfg.auth.region = "us-east-1";
   struct call put = {.method = "PUT",
                      .target = "/bkt/a%20b?ignored",
                      .h = {{"Content-Type", "t/x"}, {"x-amz-meta-Who", "me"}},
