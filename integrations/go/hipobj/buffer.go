@@ -34,6 +34,7 @@ type Buffer struct {
 	size   int
 	device bool
 	owned  bool // allocated here: freed by Close
+	plain  bool // AllocPlain: not registered
 	closed bool
 }
 
@@ -55,6 +56,24 @@ func AllocHost(size int) (*Buffer, error) {
 	}
 	return &Buffer{ptr: p, size: size, owned: true}, nil
 }
+
+// AllocPlain allocates host memory as AllocHost does but does not
+// register it: a buffer for plain HTTP transfers where there is no
+// hipObject instance (no RDMA device), so that code can use one buffer
+// type either way. Get and Put on it fail BufNotRegistered.
+func AllocPlain(size int) (*Buffer, error) {
+	if size <= 0 {
+		return nil, &Error{Op: "AllocPlain", Code: InvalidValue}
+	}
+	p := C.ho_go_alloc(C.size_t(size))
+	if p == nil {
+		return nil, &Error{Op: "aligned_alloc", Code: InternalError}
+	}
+	return &Buffer{ptr: p, size: size, owned: true, plain: true}, nil
+}
+
+// Registered says whether the library knows the buffer (not AllocPlain).
+func (b *Buffer) Registered() bool { return !b.plain }
 
 // RegisterDevice registers size bytes of GPU memory at the device pointer
 // ptr (from hipMalloc, cuMemAlloc, ...; hipObjBufRegister): GPU-direct
@@ -99,11 +118,8 @@ func (b *Buffer) Close() error {
 	if b.closed {
 		return &Error{Op: "hipObjBufDeregister", Code: InvalidValue}
 	}
-	if err := check("hipObjBufDeregister", C.hipObjBufDeregister(b.ptr)); err != nil {
-		if e, ok := err.(*Error); !ok || e.Code != NotInitialized {
-			return err
-		}
-		// After Shutdown the instance deregistered it already.
+	if err := b.deregister(); err != nil {
+		return err
 	}
 	if b.owned {
 		C.free(b.ptr)
@@ -111,6 +127,17 @@ func (b *Buffer) Close() error {
 	b.closed = true
 	b.ptr = nil
 	return nil
+}
+
+func (b *Buffer) deregister() error {
+	if b.plain {
+		return nil
+	}
+	err := check("hipObjBufDeregister", C.hipObjBufDeregister(b.ptr))
+	if e, ok := err.(*Error); ok && e.Code == NotInitialized {
+		return nil // after Shutdown: the instance deregistered it
+	}
+	return err
 }
 
 // SyncDirection is the way Sync copies a staged device buffer.

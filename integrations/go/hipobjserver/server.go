@@ -20,7 +20,6 @@ import "C"
 
 import (
 	"context"
-	"fmt"
 	"runtime/cgo"
 	"sync"
 	"time"
