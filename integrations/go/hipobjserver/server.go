@@ -246,7 +246,6 @@ type Transfer struct {
 	once sync.Once
 }
 
-
 //export hoGoSrvRead
 func hoGoSrvRead(h C.uintptr_t, off C.uint64_t, buf unsafe.Pointer, n C.size_t) C.int {
 	r := cgo.Handle(h).Value().(*Request)
