@@ -12,7 +12,7 @@ export GOPATH="$ho_build/go/gopath:/usr/share/gocode"
 export GOCACHE="$ho_build/go/cache"
 export CGO_ENABLED=1
 export CGO_CFLAGS="-I$ho_root/include -O2 -g"
-ho_libs="$ho_build/src:$ho_build/server/engine:$ho_build/integrations/go"
+ho_libs="$ho_build/src:$ho_build/src/server:$ho_build/integrations/go"
 export CGO_LDFLAGS="-L${ho_libs//:/ -L} -Wl,-rpath,$ho_libs"
 mkdir -p "$ho_build/go/gopath/src/hipobject.org" "$GOCACHE"
 ln -sfn "$ho_root/integrations/go" "$ho_build/go/gopath/src/hipobject.org/go"

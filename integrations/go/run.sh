@@ -21,7 +21,7 @@ if [ ! -d /usr/share/gocode/src/github.com/minio/minio-go/v7 ]; then
   echo "go: SKIP: minio-go v7 is not installed (golang-github-minio-minio-go-v7-dev)"
   exit 77
 fi
-for f in src/libhipobj.so server/engine/libhipobj_server.so server/hipobj-test-server; do
+for f in src/libhipobj.so src/server/libhipobj_server.so server/hipobj-test-server; do
   [ -e "$ho_build/$f" ] || { echo "go: NOT RUN ($f is not built)"; exit 1; }
 done
 . "$ho_root/integrations/go/env.sh"
