@@ -43,6 +43,20 @@ static char *field(char **p, char *end)
   return f;
 }
 
+/* An access key an Authorization header can carry: "Credential=KEY/date/
+ * region/s3/aws4_request" splits at '/', the header at ',' and ';'. AWS's
+ * keys are letters and digits; a few more are allowed, nothing else. */
+static bool key_ok(const char *k)
+{
+  for (const char *p = k; *p; p++) {
+    char c = *p;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || strchr("-_.~+=", c)))
+      return false;
+  }
+  return true;
+}
+
 static enum hs_err parse_line(struct hs_credentials *c, char *s, char *end,
                               unsigned line, struct hs_buf *why)
 {
@@ -57,6 +71,9 @@ static enum hs_err parse_line(struct hs_credentials *c, char *s, char *end,
     bad = "more than two fields (a key cannot contain a blank)";
   else if (strlen(key) > KEY_MAX)
     bad = "the access key is longer than 128 characters";
+  else if (!key_ok(key))
+    bad = "the access key has a character no signature can carry (letters, "
+          "digits and -_.~+= are allowed)";
   else if (hs_credentials_secret(c, key))
     bad = "this access key appears twice";
   if (bad) {
@@ -134,7 +151,9 @@ static enum hs_err read_all(int fd, struct hs_buf *b, struct hs_buf *why)
 enum hs_err hs_credentials_load(const char *path, struct hs_credentials **out,
                                 struct hs_buf *why)
 {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO opens at once (and is refused below) instead of
+   * waiting for a writer; a regular file ignores it. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     hs_buf_printf(why, "cannot open it: %s", strerror(errno));
     return HS_ERR_IO;
@@ -142,6 +161,13 @@ enum hs_err hs_credentials_load(const char *path, struct hs_credentials **out,
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     hs_buf_puts(why, "it is not a regular file");
+    close(fd);
+    return HS_ERR_IO;
+  }
+  if (st.st_uid != geteuid() && st.st_uid != 0) {
+    hs_buf_printf(why, "it holds secrets but is owned by user %u, neither "
+                       "this one (%u) nor root: chown it",
+                  (unsigned)st.st_uid, (unsigned)geteuid());
     close(fd);
     return HS_ERR_IO;
   }

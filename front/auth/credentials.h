@@ -3,9 +3,11 @@
  * hipobj-test-server and hipobj-gateway): one user per line,
  *     ACCESS_KEY SECRET_KEY
  * separated by blanks; blank lines and lines starting with '#' are
- * skipped. Access keys are at most 128 characters and appear once; neither
- * field may contain a blank. The file must not be readable by others (as
- * ssh's keys). Secrets are never logged. */
+ * skipped. Access keys are at most 128 characters of letters, digits and
+ * -_.~+= (what a signature's Credential can carry) and appear once; no
+ * field may contain a blank. The file must be a regular file (a FIFO is
+ * refused, never waited on), owned by this user or root and not readable
+ * by others (as ssh's keys). Secrets are never logged. */
 #ifndef HS_CREDENTIALS_H
 #define HS_CREDENTIALS_H
 

@@ -8,11 +8,18 @@ hipobj-test-server, each a case that failed before its fix:
     signs every one it forwards (a recording store shows what arrived);
   - GW-4: more headers than the gateway forwards is 431, never a silent
     drop; a long x-amz-meta-* name is forwarded and signed;
-  - the store's own x-amz-rdma-* response headers never reach the client.
+  - the store's own x-amz-rdma-* response headers never reach the client;
+  - S-1: a token header on a route without a payload (DeleteObjects) does
+    not settle a deferred signature over the empty body: the unsigned body
+    is refused (403) and nothing is deleted.
 The store behind the gateway is a small recording S3 stand-in here (every
 request answered 200), so what the gateway sent is visible byte for byte.
 Usage: test_gateway_security.py PATH-TO-hipobj-test-server
        PATH-TO-hipobj-gateway.  Exit 77 without boto3."""
+import base64
+import datetime
+import hashlib
+import hmac
 import http.server
 import os
 import socket
@@ -120,6 +127,8 @@ def raw_request(gw, method, path, headers, body=b""):
     conn.putrequest(method, path, skip_accept_encoding=True)
     for k, v in headers.items():
         conn.putheader(k, v)
+    if body:
+        conn.putheader("Content-Length", str(len(body)))
     conn.endheaders(body)
     r = conn.getresponse()
     data = r.read()
@@ -193,6 +202,50 @@ def rdma_response_headers(gw, store, c):
         store.answer_headers = {}
 
 
+def sign_q(url, method, path, query, ak, sk, headers, payload_hash,
+           send_hash=True):
+    """SigV4 with a query string (sorted name=value, already encoded)."""
+    amz = datetime.datetime.utcnow().strftime("%Y%m%dT%H%M%SZ")
+    headers["x-amz-date"] = amz
+    if send_hash:
+        headers["x-amz-content-sha256"] = payload_hash
+    h = {k.lower(): v.strip() for k, v in headers.items()}
+    h["host"] = url[len("http://"):]
+    names = sorted(h)
+    canon = "\n".join([method, path, query,
+                       "".join("%s:%s\n" % (n, h[n]) for n in names),
+                       ";".join(names), payload_hash])
+    scope = "%s/us-east-1/s3/aws4_request" % amz[:8]
+    sts = "\n".join(["AWS4-HMAC-SHA256", amz, scope,
+                     hashlib.sha256(canon.encode()).hexdigest()])
+    k = ("AWS4" + sk).encode()
+    for part in (amz[:8], "us-east-1", "s3", "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    sig = hmac.new(k, sts.encode(), hashlib.sha256).hexdigest()
+    headers["Authorization"] = (
+        "AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s"
+        % (ak, scope, ";".join(names), sig))
+    return headers
+
+
+def token_on_delete_objects(be, c):
+    """S-1: DeleteObjects signed over the empty payload (no declared hash:
+    deferred), with an x-amz-rdma-token header and an unsigned body."""
+    s3 = tb.client(be.url, BK, BS)
+    s3.create_bucket(Bucket="sone")
+    s3.put_object(Bucket="sone", Key="victim", Body=b"x")
+    body = (b'<Delete><Object><Key>victim</Key></Object></Delete>')
+    md5 = base64.b64encode(hashlib.md5(body).digest()).decode()
+    h = {"x-amz-rdma-token": "00", "Content-MD5": md5}
+    sign_q(be.url, "POST", "/sone", "delete=", BK, BS, h, EMPTY,
+           send_hash=False)
+    status, _, data = raw_request(be, "POST", "/sone?delete", h, body)
+    c.eq(status, 403, "an unsigned DeleteObjects body under a token header "
+         "(%r)" % data[:200])
+    c.eq(s3.get_object(Bucket="sone", Key="victim")["Body"].read(), b"x",
+         "the object is still there")
+
+
 def run(server_bin, gateway_bin, c):
     store = Store()
     be = gw = None
@@ -200,6 +253,7 @@ def run(server_bin, gateway_bin, c):
         be = Server(server_bin, "--access-key", BK, "--secret-key", BS,
                     "--no-rdma").start()
         not_tokens(be, "hipobj-test-server", c)
+        token_on_delete_objects(be, c)
         gw = Server(gateway_bin, "--backend", store.url,
                     "--backend-access-key", BK, "--backend-secret-key", BS,
                     "--access-key", tb.AK, "--secret-key", tb.SK,
