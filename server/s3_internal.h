@@ -152,6 +152,13 @@ struct hs_copy_src {
   struct hs_reader *reader;
 };
 enum hs_err hs_op_copy_open(struct hs_op *op, struct hs_copy_src *s);
+/* The conditions a write (PutObject, CopyObject, CompleteMultipartUpload:
+ * If-Match, If-None-Match) or a DeleteObject (those and
+ * x-amz-if-match-size, x-amz-if-match-last-modified-time) puts on the
+ * object it replaces; *any says whether there is one.
+ * Errors: HS_ERR_INVALID_ARGUMENT (a malformed size or time). */
+enum hs_err hs_op_write_cond(const struct hs_op *op, struct hs_cond *c,
+                             bool *any);
 /* count bytes of r from first on into w. */
 enum hs_err hs_copy_bytes(struct hs_reader *r, struct hs_writer *w,
                           uint64_t first, uint64_t count);

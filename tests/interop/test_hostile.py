@@ -356,7 +356,7 @@ def checksums(c, srv):
             "x-amz-checksum-%s: %s" % (alg, bad)], data), 400, "BadDigest",
             "wrong " + alg)
     expect(c, srv, req("PUT", "/hostile/ck-bad", [
-        "x-amz-checksum-crc32: nope"], data), 400, "InvalidArgument",
+        "x-amz-checksum-crc32: nope"], data), 400, "BadDigest",
         "malformed checksum")
     expect(c, srv, req("PUT", "/hostile/ck-bad", [
         "x-amz-checksum-crc32: AAAAAA==", "x-amz-checksum-sha1: AAAAAA=="],
