@@ -413,7 +413,7 @@ static enum hs_err fill_call(struct gw_op *op, struct gw_call_req *cr,
   if (cr->nheaders == SIZE_MAX)
     return HS_ERR_HEADERS_TOO_LARGE;
   /* the store identity of the authenticated user (--credentials) */
-  const struct hs_credentials *users = op->gw->cfg->front.credentials;
+  const struct hs_credentials *users = op->gw->cfg->front.auth.credentials;
   if (users && !hs_credentials_store(users, op->auth.sig.access_key,
                                      &cr->access_key, &cr->secret_key))
     cr->access_key = cr->secret_key = NULL;
