@@ -209,9 +209,16 @@ func TestGoEndpointRDMA(t *testing.T) {
 		t.Fatalf("wrong length: %v (HTTP %d, reply %q), want a 501 decline",
 			err, get.status, get.reply)
 	}
-	st, err := srv.Stats()
-	if err != nil {
-		t.Fatal(err)
+	// The server counts a transfer once its final message is sent: the
+	// client may see it first.
+	var st Stats
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if st, err = srv.Stats(); err != nil {
+			t.Fatal(err)
+		}
+		if st.Completed+st.Failed == st.Started || time.Now().After(end) {
+			break
+		}
 	}
 	if st.Completed != 4 || st.BytesRead != uint64(len(data)) ||
 		st.BytesWritten != uint64(2*len(data)+100000) || st.Declined != 1 {
