@@ -72,16 +72,52 @@ static hipObjOpError_t resolve_gpu(const struct ho_platform *p,
   return hipObjSuccess;
 }
 
+/* The rails and the NIC init opens (src/rails.h), from the topology. */
 static hipObjOpError_t choose_nic(const struct ho_platform *p,
+                                  const struct ho_options *o,
                                   const hipObjConfig_t *cfg, struct ho_config *c)
 {
   static _Thread_local struct ho_nic_info nics[HO_MAX_NICS];
-  size_t n = 0;
-  if (p->topo->ops->list_nics(p->topo, nics, HO_MAX_NICS, &n) != hipObjSuccess)
+  static _Thread_local struct ho_pci_info gpus[HO_MAX_GPUS];
+  const struct ho_topology *t = p->topo;
+  size_t n = 0, n_gpus = 0;
+  if (t->ops->list_nics(t, nics, HO_MAX_NICS, &n) != hipObjSuccess)
     n = 0;
-  return ho_choose_nic(nics, n, c->gpu_bus_id, cfg->nicHint,
-                       cfg->flags & HIPOBJ_INIT_FIRST_ACTIVE_NIC, c->nic,
-                       &c->nic_choice);
+  struct ho_pci_info gpu;
+  memset(&gpu, 0, sizeof gpu);
+  gpu.numa_node = -1;
+  if (c->gpu >= 0) {
+    if (t->ops->pci_device(t, c->gpu_bus_id, &gpu) != hipObjSuccess) {
+      memset(&gpu, 0, sizeof gpu); /* its place is unknown */
+      gpu.numa_node = -1;
+    }
+    memcpy(gpu.bus_id, c->gpu_bus_id, sizeof gpu.bus_id);
+    if (t->ops->list_gpus(t, gpus, HO_MAX_GPUS, &n_gpus) != hipObjSuccess)
+      n_gpus = 0;
+  }
+  struct ho_rails_in in = {
+      .nics = nics,
+      .n = n,
+      .gpu = c->gpu >= 0 ? &gpu : NULL,
+      .gpus = gpus,
+      .n_gpus = n_gpus,
+      .cpu_numa_node = c->gpu >= 0 ? -1 : t->ops->cpu_numa_node(t),
+      .hint = cfg->nicHint,
+      .first_active = cfg->flags & HIPOBJ_INIT_FIRST_ACTIVE_NIC,
+      .max_rails = o->max_rails,
+  };
+  hipObjOpError_t e = ho_choose_rails(&in, &c->rails, c->nic, &c->nic_choice);
+  if (e == hipObjSuccess && c->gpu >= 0 && c->rails.near == 0 &&
+      c->rails.rail[0].why != HO_RAIL_HINT)
+    ho_debug("GPU %s: no NIC's place in the PCI tree is known: using %s, "
+             "the closest by bus id", c->gpu_bus_id, c->nic);
+  else if (e == hipObjSuccess && c->gpu >= 0 &&
+           c->rails.near_class >= HO_PATH_NUMA)
+    ho_warn("GPU %s has no NIC below its host bridge: the nearest, %s, is "
+            "across the %s", c->gpu_bus_id, c->nic,
+            c->rails.near_class == HO_PATH_NUMA ? "NUMA node"
+                                                : "host (another NUMA node)");
+  return e;
 }
 
 /* Windows where the NIC binds them (and HIPOBJ_SCOPED_TOKENS is on), else
@@ -118,7 +154,7 @@ static hipObjOpError_t build(const struct ho_platform *plat,
   inst->opts = *opts;
   hipObjOpError_t e = resolve_gpu(plat, cfg, &inst->config, native);
   if (e == hipObjSuccess)
-    e = choose_nic(plat, cfg, &inst->config);
+    e = choose_nic(plat, opts, cfg, &inst->config);
   if (e == hipObjSuccess)
     e = ho_device_open(plat->verbs, plat->topo, inst->config.nic, &inst->dev);
   if (e == hipObjSuccess)
