@@ -54,7 +54,9 @@ typedef enum {
   hipObjBufAlreadyRegistered = 7,
   hipObjNicNotFound = 8,         /* no usable RDMA device */
   hipObjDmabufNotSupported = 9,  /* GPU memory cannot be registered */
-  hipObjSizeTooLarge = 10,       /* above 4 GiB, or above the map's capacity */
+  hipObjSizeTooLarge = 10,       /* above 4 GiB, or above the map's capacity,
+                                    or more than RLIMIT_MEMLOCK lets the
+                                    process pin (one warning names it) */
   hipObjInternalError = 11,      /* out of memory, or a library defect */
   hipObjNotSupported = 12,       /* memory type or operation not supported */
   hipObjBusy = 13                /* in use: try again later */
@@ -129,8 +131,11 @@ typedef struct {
  * chosen and why.
  * Errors: InvalidValue (NULL config, unknown flags, gpuDevice < -1),
  *   AlreadyInitialized, NicNotFound (no GPU and no hint or flag, no
- *   matching active NIC, libibverbs missing), RdmaError (a verbs call
- *   failed), InternalError.
+ *   matching active NIC, libibverbs missing), SizeTooLarge (the
+ *   connections' message areas, a page per QP for every connection and its
+ *   spare, would take the process above RLIMIT_MEMLOCK: one warning names
+ *   the limit and how to raise it), RdmaError (a verbs call failed),
+ *   InternalError.
  * Thread safety: Init-Serial.
  */
 HIPOBJ_API hipObjError_t hipObjInit(const hipObjConfig_t *config);
@@ -153,7 +158,9 @@ HIPOBJ_API hipObjError_t hipObjShutdown(void);
  * makes that a failure). Host memory is registered as by
  * hipObjBufRegisterHost(). The memory must stay valid until deregistered.
  * Errors: NotInitialized, InvalidValue (NULL, size 0, range not within one
- *   allocation), SizeTooLarge (size > 4 GiB, or 256 buffers registered),
+ *   allocation), SizeTooLarge (size > 4 GiB, or 256 buffers registered,
+ *   or pinning host memory, the buffer's or its staging buffer, would take
+ *   the process above RLIMIT_MEMLOCK: one warning names the limit),
  *   BufAlreadyRegistered, NotSupported (managed memory), DmabufNotSupported
  *   (GPU-direct required and impossible), RdmaError, InternalError.
  * Thread safety: MT-Safe.

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "instance.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
+#include "memlock.h"
 #include "common/thread_safety.h"
 #include "rdma/select.h"
 
@@ -141,6 +143,18 @@ static hipObjOpError_t choose_token_scope(struct ho_instance *inst)
   return hipObjSuccess;
 }
 
+/* The connections' QPs at their most (every link connected, with its
+ * spare) must fit under RLIMIT_MEMLOCK beside what is pinned already. */
+static hipObjOpError_t check_memlock(const struct ho_platform *plat,
+                                     unsigned links)
+{
+  char what[96];
+  snprintf(what, sizeof what,
+           "hipObjInit (%u connections: %u QPs' message areas)", links,
+           2 * links);
+  return ho_memlock_check(plat->topo, ho_memlock_conns(2 * links), what);
+}
+
 static hipObjOpError_t build(const struct ho_platform *plat,
                              const struct ho_options *opts,
                              const hipObjConfig_t *cfg,
@@ -162,12 +176,16 @@ static hipObjOpError_t build(const struct ho_platform *plat,
         plat->topo, inst->dev->name, inst->dev->port, inst->dev->gid_index);
   if (e == hipObjSuccess)
     e = choose_token_scope(inst);
+  unsigned links = opts->max_connections ? opts->max_connections
+                                         : 2 * opts->max_transfers;
+  if (links < opts->max_transfers)
+    links = opts->max_transfers;
+  if (e == hipObjSuccess)
+    e = check_memlock(plat, links);
   if (e == hipObjSuccess)
     e = ho_pool_create(inst->dev, &client_conn_attr, &(struct ho_pool_config){
                            .max_leases = opts->max_transfers,
-                           .max_connections = opts->max_connections
-                                                  ? opts->max_connections
-                                                  : 2 * opts->max_transfers,
+                           .max_connections = links,
                            .idle_timeout_ms = opts->idle_timeout_ms,
                            .wait_timeout_ms = opts->wait_timeout_ms,
                            .grace_ms = HO_RETIRE_GRACE_MS},
