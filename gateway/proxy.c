@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One request through the gateway. The client is authenticated with the
  * gateway's credentials, completely, before anything reaches the backend
- * or the RDMA path (server/auth). Then:
+ * or the RDMA path (front/auth). Then:
  *   - GET /_hipobj/stats and /_hipobj/health are answered here;
  *   - GetObject, PutObject and UploadPart with x-amz-rdma-token go to
  *     rdma_path.c;
@@ -140,7 +140,9 @@ void gw_op_backend_headers(struct gw_op *op, struct gw_call *call)
   size_t pos = 0;
   const char *name, *value;
   while (gw_call_next_header(call, &pos, &name, &value))
-    if (!front_owns(name))
+    /* x-amz-rdma-*: only this gateway's own RDMA path speaks of RDMA to
+     * its client; a store's would read as a transfer that never ran */
+    if (!front_owns(name) && strncasecmp(name, "x-amz-rdma-", 11) != 0)
       hs_resp_header(r, name, value);
 }
 
@@ -174,30 +176,43 @@ void gw_op_backend_failed(struct gw_op *op, struct gw_call *call)
 
 /* ---- what is forwarded -------------------------------------------------- */
 
-/* Request headers that are the client's conversation with the gateway, not
- * with the store: its signature, the hop-by-hop ones, the RDMA token. */
-static bool client_only(const char *name)
+/* Request headers the store gets (an allow-list): what S3 operations
+ * read. Not the client's conversation with the gateway (its signature, the
+ * RDMA token, hop-by-hop headers), and nothing else: a header the gateway
+ * does not know is never handed to a store that might act on it. */
+static bool forwarded(const char *name)
 {
-  static const char *const drop[] = {
-      "host",       "authorization",     "x-amz-date",
-      "x-amz-content-sha256", "x-amz-security-token", "x-amz-rdma-token",
-      "connection", "keep-alive",        "proxy-connection",
-      "te",         "trailer",           "transfer-encoding",
-      "upgrade",    "expect",            "content-length",
-      "date",       "accept-encoding"};
-  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
-    if (strcasecmp(name, drop[i]) == 0)
+  static const char *const mine[] = {"x-amz-date", "x-amz-content-sha256",
+                                     "x-amz-security-token"};
+  if (strncasecmp(name, "x-amz-", 6) == 0) {
+    if (strncasecmp(name, "x-amz-rdma-", 11) == 0)
+      return false;
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+      if (strcasecmp(name, mine[i]) == 0)
+        return false;
+    return true;
+  }
+  static const char *const allow[] = {
+      "content-type",     "content-md5",         "content-encoding",
+      "content-language", "content-disposition", "cache-control",
+      "expires",          "range"};
+  for (size_t i = 0; i < sizeof allow / sizeof allow[0]; i++)
+    if (strcasecmp(name, allow[i]) == 0)
       return true;
-  return false;
+  return strncasecmp(name, "if-", 3) == 0; /* If-Match, If-None-Match... */
 }
 
 size_t gw_forward_headers(const struct hs_headers *in, struct hs_kv *out,
                           size_t cap)
 {
   size_t n = 0;
-  for (size_t i = 0; i < in->n && n < cap; i++)
-    if (!client_only(in->v[i].name))
-      out[n++] = in->v[i];
+  for (size_t i = 0; i < in->n; i++) {
+    if (!forwarded(in->v[i].name))
+      continue;
+    if (n == cap)
+      return SIZE_MAX; /* never a silent drop of what was signed */
+    out[n++] = in->v[i];
+  }
   return n;
 }
 
@@ -388,8 +403,9 @@ static size_t decoded_headers(struct gw_op *op, struct hs_kv *kv, size_t n)
   return o;
 }
 
-static void fill_call(struct gw_op *op, struct gw_call_req *cr,
-                      struct hs_kv *kv, char hex[65])
+/* HS_ERR_HEADERS_TOO_LARGE: more headers to forward than FWD_HEADERS_MAX. */
+static enum hs_err fill_call(struct gw_op *op, struct gw_call_req *cr,
+                             struct hs_kv *kv, char hex[65])
 {
   *cr = (struct gw_call_req){
       .method = op->req.method,
@@ -401,6 +417,8 @@ static void fill_call(struct gw_op *op, struct gw_call_req *cr,
       .body = has_body(op),
       .length = op->req.chunked ? UINT64_MAX : op->req.content_length,
       .head = !strcmp(op->req.method, "HEAD")};
+  if (cr->nheaders == SIZE_MAX)
+    return HS_ERR_HEADERS_TOO_LARGE;
   if (op->chunked) {
     cr->nheaders = decoded_headers(op, kv, cr->nheaders);
     cr->length = op->decoded_len;
@@ -408,6 +426,7 @@ static void fill_call(struct gw_op *op, struct gw_call_req *cr,
   }
   if (op->deferred)
     cr->length = op->deferred_body.len; /* read whole, checked */
+  return HS_OK;
 }
 
 /* STREAMING-*: the decoded length the store will get, and the checksum
@@ -448,9 +467,10 @@ static enum hs_step forward(struct gw_op *op)
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
-  fill_call(op, &cr, kv, hex);
   struct gw_call *call = NULL;
-  enum hs_err err = gw_call_start(op->gw->be, &cr, &call);
+  enum hs_err err = fill_call(op, &cr, kv, hex);
+  if (!err)
+    err = gw_call_start(op->gw->be, &cr, &call);
   if (err) {
     gw_op_error(op, err, NULL);
     return HS_STEP_RESPOND;
@@ -521,7 +541,11 @@ static enum hs_step op_begin(void *p)
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
-  fill_call(op, &cr, kv, hex);
+  err = fill_call(op, &cr, kv, hex);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return HS_STEP_RESPOND;
+  }
   gw_rdma(op, tok, &cr, &op->req.headers);
   op->done = true;
   return HS_STEP_RESPOND;
@@ -646,9 +670,10 @@ static void deferred_end(struct gw_op *op)
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
-  fill_call(op, &cr, kv, hex);
   struct gw_call *call = NULL;
-  err = gw_call_start(op->gw->be, &cr, &call);
+  err = fill_call(op, &cr, kv, hex);
+  if (!err)
+    err = gw_call_start(op->gw->be, &cr, &call);
   if (err) {
     gw_op_error(op, err, NULL);
     return;

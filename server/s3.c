@@ -131,6 +131,9 @@ static bool add_content_encoding(char *lines, const char *v)
 {
   char out[HS_OBJ_HEADERS_MAX + 1];
   size_t used = 0;
+  if (!strcasestr(v, "aws-chunked")) /* as given, its spaces too */
+    return hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1 - CKSUM_ROOM,
+                            "content-encoding", v, strlen(v));
   for (const char *p = v; *p;) {
     while (*p == ' ' || *p == ',')
       p++;
@@ -140,10 +143,12 @@ static bool add_content_encoding(char *lines, const char *v)
     while (t && p[t - 1] == ' ')
       t--;
     if (t && !(t == 11 && strncasecmp(p, "aws-chunked", 11) == 0)) {
-      if (used + t + 1 >= sizeof out)
+      if (used + t + 2 >= sizeof out)
         return false;
-      if (used)
+      if (used) {
         out[used++] = ',';
+        out[used++] = ' ';
+      }
       memcpy(out + used, p, t);
       used += t;
     }
@@ -168,6 +173,31 @@ static enum hs_err kept_headers(const struct hs_op *op, char *lines)
       return HS_ERR_INVALID_ARGUMENT;
   }
   return HS_OK;
+}
+
+/* A metadata value "=?UTF-8?B?BASE64?=" (RFC 2047, as S3 returns non-ASCII
+ * values and clients may send them): its decoded bytes into out (at most
+ * max), as S3 stores it. False if v has another form. */
+static bool rfc2047_decode(const char *v, size_t vl, char *out, size_t max,
+                           size_t *n)
+{
+  static const char pre[] = "=?UTF-8?B?";
+  size_t pl = sizeof pre - 1;
+  if (vl < pl + 2 || strncasecmp(v, pre, pl) != 0 ||
+      memcmp(v + vl - 2, "?=", 2) != 0)
+    return false;
+  const char *b = v + pl;
+  size_t bl = vl - pl - 2;
+  if (bl % 4)
+    return false;
+  size_t len = bl / 4 * 3;
+  for (size_t i = bl; i > 0 && b[i - 1] == '=' && len > 0; i--)
+    len--;
+  if (len > max || !hs_base64_decode(b, bl, (uint8_t *)out, len) ||
+      memchr(out, '\0', len) || memchr(out, '\n', len))
+    return false;
+  *n = len;
+  return true;
 }
 
 enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
@@ -195,7 +225,12 @@ enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
       a.meta[used++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
     }
     a.meta[used++] = ':';
-    memcpy(a.meta + used, h->value, vl);
+    size_t dl;
+    if (rfc2047_decode(h->value, vl, a.meta + used,
+                       HS_USER_META_MAX - used - 1, &dl))
+      vl = dl;
+    else
+      memcpy(a.meta + used, h->value, vl);
     used += vl;
     a.meta[used++] = '\n';
   }
@@ -298,9 +333,21 @@ void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info)
     const char *nl = strchr(m, '\n');
     if (!colon || !nl || colon > nl)
       break;
-    char name[HS_USER_META_MAX + 16], value[HS_USER_META_MAX + 1];
+    char name[HS_USER_META_MAX + 16];
+    /* RFC 2047 for a value that is not ASCII, as S3 answers */
+    char value[16 + 4 * ((HS_USER_META_MAX + 2) / 3)];
     snprintf(name, sizeof name, "x-amz-meta-%.*s", (int)(colon - m), m);
-    snprintf(value, sizeof value, "%.*s", (int)(nl - colon - 1), colon + 1);
+    size_t vl = (size_t)(nl - colon - 1);
+    bool ascii = true;
+    for (size_t i = 0; i < vl; i++)
+      ascii = ascii && (unsigned char)colon[1 + i] < 0x80;
+    if (ascii) {
+      snprintf(value, sizeof value, "%.*s", (int)vl, colon + 1);
+    } else {
+      memcpy(value, "=?UTF-8?B?", 10);
+      hs_base64_encode((const uint8_t *)colon + 1, vl, value + 10);
+      strcat(value, "?=");
+    }
     hs_resp_header(r, name, value);
     m = nl + 1;
   }
@@ -482,7 +529,10 @@ static enum hs_err check_auth(struct hs_op *op)
   struct hs_sigv4_request r = sigv4_request(op);
   enum hs_err err =
       hs_auth_begin(&op->auth, op->srv->cfg, &r, (int64_t)time(NULL));
-  bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL;
+  /* Only a route whose payload the token carries has no body to sign;
+   * elsewhere (DeleteObjects, say) a token header changes nothing. */
+  bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL &&
+              hs_s3_token_route(op->kind);
   if (!err && (rdma || !body_expected(op)))
     err = hs_auth_no_body(&op->auth, op->srv->cfg, &r, rdma);
   if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
@@ -520,7 +570,8 @@ static enum hs_err setup_checksum(struct hs_op *op)
   enum hs_err err = hs_cksum_begin(&op->cksum, alg);
   if (!err && value)
     err = hs_cksum_expect(&op->cksum, value, strlen(value));
-  return err == HS_ERR_INVALID_DIGEST ? HS_ERR_INVALID_ARGUMENT : err;
+  /* a value that is no checksum of this algorithm does not match */
+  return err == HS_ERR_INVALID_DIGEST ? HS_ERR_BAD_DIGEST : err;
 }
 
 enum hs_step hs_op_begin(struct hs_op *op)
@@ -554,9 +605,11 @@ enum hs_step hs_op_begin(struct hs_op *op)
     return fail(op, HS_ERR_NOT_IMPLEMENTED);
   const char *unsupported = hs_s3_unsupported_header(&op->req.headers);
   if (unsupported) {
-    char m[160];
+    char m[256];
+    const char *v = hs_header_get(&op->req.headers, unsupported);
     snprintf(m, sizeof m, "This server does not implement the %.80s "
-                          "header, or this value of it.", unsupported);
+                          "header, or this value of it (%.60s).",
+             unsupported, v ? v : "");
     hs_op_error_msg(op, HS_ERR_NOT_IMPLEMENTED, m);
     return HS_STEP_RESPOND;
   }
