@@ -192,7 +192,7 @@ static void defaults(struct hs_config *c)
   memset(c, 0, sizeof *c);
   memcpy(c->listen_host, "127.0.0.1", 10);
   c->listen_port = 9000;
-  c->region = "us-east-1";
+  c->auth.region = "us-east-1";
   c->stats_interval_ms = 1000;
   c->max_object_size = 5ull << 30;
   c->max_header_size = 16u << 10;
@@ -200,7 +200,7 @@ static void defaults(struct hs_config *c)
   c->min_part_size = 5u << 20;
   c->max_connections = 1024;
   c->idle_timeout_s = 60;
-  c->max_clock_skew_s = 900;
+  c->auth.max_clock_skew_s = 900;
   c->max_buckets = 1000;
   c->max_uploads = 10000;
   c->rdma_timeout_ms = 10000;
@@ -228,10 +228,10 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   case OPT_LISTEN: return hs_parse_listen(arg, c->listen_host, &c->listen_port);
   case OPT_DATA_DIR: c->data_dir = arg; return *arg != '\0';
   case OPT_NIC: c->nic = arg; return *arg != '\0';
-  case OPT_ACCESS_KEY: c->access_key = arg; return *arg != '\0';
-  case OPT_SECRET_KEY: c->secret_key = arg; return *arg != '\0';
+  case OPT_ACCESS_KEY: c->auth.access_key = arg; return *arg != '\0';
+  case OPT_SECRET_KEY: c->auth.secret_key = arg; return *arg != '\0';
   case OPT_CREDENTIALS: c->credentials_file = arg; return *arg != '\0';
-  case OPT_REGION: c->region = arg; return *arg != '\0';
+  case OPT_REGION: c->auth.region = arg; return *arg != '\0';
   case OPT_STATS_FILE: c->stats_file = arg; return *arg != '\0';
   case OPT_STATS_INTERVAL:
     return parse_uint(arg, 3600000, &c->stats_interval_ms) &&
@@ -249,7 +249,7 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
     return parse_uint(arg, 1000000, &c->max_connections) &&
            c->max_connections > 0;
   case OPT_IDLE: return parse_uint(arg, 86400, &c->idle_timeout_s);
-  case OPT_SKEW: return parse_uint(arg, 604800, &c->max_clock_skew_s);
+  case OPT_SKEW: return parse_uint(arg, 604800, &c->auth.max_clock_skew_s);
   case OPT_MAX_BUCKETS: return parse_uint(arg, 1000000, &c->max_buckets);
   case OPT_MAX_UPLOADS: return parse_uint(arg, 10000000, &c->max_uploads);
   case OPT_RDMA_TIMEOUT:
@@ -290,7 +290,7 @@ enum hs_err hs_config_load_credentials(struct hs_config *c,
   if (!c->credentials_file)
     return HS_OK;
   enum hs_err err = hs_credentials_load(c->credentials_file, owned, why);
-  c->credentials = *owned;
+  c->auth.credentials = *owned;
   return err;
 }
 
@@ -332,24 +332,24 @@ enum hs_config_result hs_config_parse(int argc, char **argv,
     hs_buf_printf(err, "unexpected argument: %s", argv[optind]);
     return HS_CONFIG_ERROR;
   }
-  if (!c.access_key && !c.credentials_file)
-    c.access_key = getenv("HIPOBJ_TEST_SERVER_ACCESS_KEY");
-  if (!c.secret_key && !c.credentials_file)
-    c.secret_key = getenv("HIPOBJ_TEST_SERVER_SECRET_KEY");
-  if (c.access_key && !*c.access_key)
-    c.access_key = NULL;
-  if (c.secret_key && !*c.secret_key)
-    c.secret_key = NULL;
-  if (c.credentials_file && (c.access_key || c.secret_key)) {
+  if (!c.auth.access_key && !c.credentials_file)
+    c.auth.access_key = getenv("HIPOBJ_TEST_SERVER_ACCESS_KEY");
+  if (!c.auth.secret_key && !c.credentials_file)
+    c.auth.secret_key = getenv("HIPOBJ_TEST_SERVER_SECRET_KEY");
+  if (c.auth.access_key && !*c.auth.access_key)
+    c.auth.access_key = NULL;
+  if (c.auth.secret_key && !*c.auth.secret_key)
+    c.auth.secret_key = NULL;
+  if (c.credentials_file && (c.auth.access_key || c.auth.secret_key)) {
     hs_buf_puts(err, "--credentials and --access-key/--secret-key exclude "
                      "each other");
     return HS_CONFIG_ERROR;
   }
-  if (!c.access_key != !c.secret_key) {
+  if (!c.auth.access_key != !c.auth.secret_key) {
     hs_buf_puts(err, "--access-key and --secret-key go together");
     return HS_CONFIG_ERROR;
   }
-  if (c.access_key && strlen(c.access_key) > 128) {
+  if (c.auth.access_key && strlen(c.auth.access_key) > 128) {
     hs_buf_puts(err, "--access-key is longer than 128 characters");
     return HS_CONFIG_ERROR;
   }

@@ -60,9 +60,7 @@ struct req_ctx {
 };
 
 struct stream_ctx {
-  struct hs_reader *r;
   struct hs_source src;
-  uint64_t offset;
   uint64_t length;
   struct hs_stats *stats;
   uint64_t *bytes_out; /* the request's counter, for the log */
@@ -198,16 +196,12 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
   if (pos >= s->length)
     return MHD_CONTENT_READER_END_OF_STREAM;
   size_t n = s->length - pos < max ? (size_t)(s->length - pos) : max;
-  if (s->src.read) {
-    long got = s->src.read(s->src.ctx, buf, n);
-    if (got == 0 && s->length == UINT64_MAX)
-      return MHD_CONTENT_READER_END_OF_STREAM;
-    if (got <= 0) /* short of its Content-Length: cut the connection */
-      return MHD_CONTENT_READER_END_WITH_ERROR;
-    n = (size_t)got;
-  } else if (hs_reader_read(s->r, s->offset + pos, buf, n)) {
+  long got = s->src.read(s->src.ctx, buf, n);
+  if (got == 0 && s->length == UINT64_MAX)
+    return MHD_CONTENT_READER_END_OF_STREAM;
+  if (got <= 0) /* short of its Content-Length: cut the connection */
     return MHD_CONTENT_READER_END_WITH_ERROR;
-  }
+  n = (size_t)got;
   hs_stat_add(&s->stats->http_bytes_out, n);
   *s->bytes_out += n;
   return (ssize_t)n;
@@ -216,13 +210,12 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
   struct stream_ctx *s = cls;
-  hs_reader_close(s->r);
   if (s->src.close)
     s->src.close(s->src.ctx);
   free(s);
 }
 
-/* HEAD: MHD sends Content-Length and no body; the reader is never used. */
+/* HEAD: MHD sends Content-Length and no body; the callback is never used. */
 static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
 {
   return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -231,21 +224,18 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
 static struct MHD_Response *make_response(struct req_ctx *rq,
                                           struct hs_response *r)
 {
-  if (r->reader || r->source.read) {
+  if (r->source.read) {
     struct stream_ctx *s = calloc(1, sizeof *s);
     if (!s)
       return NULL;
-    s->r = r->reader;
     s->src = r->source;
-    s->offset = r->offset;
     s->length = r->length;
     s->stats = rq->h->app->stats;
     s->bytes_out = &rq->bytes_out;
     struct MHD_Response *m = MHD_create_response_from_callback(
         r->length == UINT64_MAX ? MHD_SIZE_UNKNOWN : r->length, STREAM_BLOCK,
         stream_read, s, stream_free);
-    if (m) { /* the response owns them now */
-      r->reader = NULL;
+    if (m) { /* the response owns it now */
       memset(&r->source, 0, sizeof r->source);
     } else {
       free(s);

@@ -123,8 +123,8 @@ static enum hs_config_result check(struct gw_config *c, struct hs_buf *err)
 {
   struct hs_config *f = &c->front;
   if (!f->credentials_file) {
-    f->access_key = env_or(f->access_key, "HIPOBJ_GATEWAY_ACCESS_KEY");
-    f->secret_key = env_or(f->secret_key, "HIPOBJ_GATEWAY_SECRET_KEY");
+    f->auth.access_key = env_or(f->auth.access_key, "HIPOBJ_GATEWAY_ACCESS_KEY");
+    f->auth.secret_key = env_or(f->auth.secret_key, "HIPOBJ_GATEWAY_SECRET_KEY");
   }
   c->backend.access_key =
       env_or(c->backend.access_key, "HIPOBJ_GATEWAY_BACKEND_ACCESS_KEY");
@@ -133,13 +133,13 @@ static enum hs_config_result check(struct gw_config *c, struct hs_buf *err)
   const char *why = NULL;
   if (!c->backend.url)
     why = "--backend is required";
-  else if (f->credentials_file && (f->access_key || f->secret_key))
+  else if (f->credentials_file && (f->auth.access_key || f->auth.secret_key))
     why = "--credentials and --access-key/--secret-key exclude each other";
-  else if (!f->credentials_file && (!f->access_key || !f->secret_key))
+  else if (!f->credentials_file && (!f->auth.access_key || !f->auth.secret_key))
     why = "--access-key and --secret-key (or --credentials) are required: "
           "the gateway signs every request it forwards, so it must know "
           "who asks";
-  else if (f->access_key && strlen(f->access_key) > 128)
+  else if (f->auth.access_key && strlen(f->auth.access_key) > 128)
     why = "--access-key is longer than 128 characters";
   else if (!c->backend.access_key != !c->backend.secret_key)
     why = "--backend-access-key and --backend-secret-key go together";

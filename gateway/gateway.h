@@ -21,7 +21,7 @@
 
 #include "backend.h"
 #include "config.h"
-#include "s3.h"
+#include "message.h"
 #include "stats.h"
 
 struct hs_rdma;

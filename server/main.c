@@ -22,10 +22,12 @@ static void write_stats(const struct hs_config *cfg, struct hs_stats *stats,
 {
   if (!cfg->stats_file)
     return;
-  struct hs_store_usage u;
-  hs_store_usage(store, &u);
-  if (hs_stats_write_file(cfg->stats_file, stats, &u))
+  struct hs_buf u;
+  hs_buf_init(&u, 0);
+  hs_store_usage_json(store, &u);
+  if (u.failed || hs_stats_write_file(cfg->stats_file, stats, hs_buf_cstr(&u)))
     fprintf(stderr, PROG ": cannot write %s\n", cfg->stats_file);
+  hs_buf_free(&u);
 }
 
 /* Blocks until SIGINT or SIGTERM, writing the stats file and expiring

@@ -19,6 +19,7 @@
 
 #include "auth/auth.h"
 #include "auth/credentials.h"
+#include "config.h"
 
 static enum hs_err parse(const char *text, struct hs_credentials **c,
                          char *why, size_t n)
@@ -143,8 +144,8 @@ static enum hs_err check(const struct hs_credentials *users, const char *key,
 {
   struct hs_config cfg;
   hs_config_defaults(&cfg);
-  cfg.credentials = users;
-  cfg.max_clock_skew_s = 0;
+  cfg.auth.credentials = users;
+  cfg.auth.max_clock_skew_s = 0;
   struct hs_kv kv[3] = {{"host", "h:1"},
                         {"x-amz-content-sha256", HS_EMPTY_SHA256},
                         {"x-amz-date", "20261202T000000Z"}};
@@ -167,7 +168,7 @@ static enum hs_err check(const struct hs_credentials *users, const char *key,
   struct hs_headers h2 = {kv2, 4};
   r.headers = &h2;
   struct hs_auth st;
-  enum hs_err err = hs_auth_begin(&st, &cfg, &r, 0);
+  enum hs_err err = hs_auth_begin(&st, &cfg.auth, &r, 0);
   hs_auth_free(&st);
   hs_buf_free(&auth);
   return err;
