@@ -2,7 +2,6 @@
 /* One request's life: parse the target, authenticate, route, receive the
  * body (decoding aws-chunked, hashing, streaming it to the store), and run
  * the operation. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,42 +28,22 @@ static struct hs_op_ext *ext(struct hs_op *op)
 
 /* ---- response helpers -------------------------------------------------- */
 
-void hs_resp_header(struct hs_response *r, const char *name, const char *value)
-{
-  hs_buf_append(&r->headers, name, strlen(name) + 1);
-  hs_buf_append(&r->headers, value, strlen(value) + 1);
-}
-
-void hs_resp_headerf(struct hs_response *r, const char *name, const char *fmt,
-                     ...)
-{
-  char v[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(v, sizeof v, fmt, ap);
-  va_end(ap);
-  if (n >= 0 && (size_t)n < sizeof v)
-    hs_resp_header(r, name, v);
-  else
-    r->headers.failed = true;
-}
-
-bool hs_resp_next_header(const struct hs_response *r, size_t *pos,
-                         const char **name, const char **value)
-{
-  return hs_buf_next_pair(&r->headers, pos, name, value);
-}
-
 void hs_op_resp_reset(struct hs_op *op)
 {
-  struct hs_response *r = &op->resp;
-  hs_buf_free(&r->headers);
-  hs_buf_free(&r->body);
-  hs_reader_close(r->reader);
-  r->reader = NULL;
-  r->status = 200;
-  r->head = false;
-  hs_resp_header(r, "x-amz-request-id", op->request_id);
+  hs_resp_reset(&op->resp, op->request_id);
+}
+
+void hs_op_error(struct hs_op *op, enum hs_err err)
+{
+  hs_op_error_msg(op, err, NULL);
+}
+
+void hs_op_error_msg(struct hs_op *op, enum hs_err err, const char *message)
+{
+  struct hs_err_where w = {op->bucket, op->key, op->key_len, op->path.p,
+                           op->path.len, op->request_id};
+  hs_resp_error(&op->resp, err, message, &w, op->method == HS_M_HEAD);
+  op->done = true;
 }
 
 void hs_op_xml_begin(struct hs_op *op, unsigned status)
@@ -390,9 +369,7 @@ void hs_op_free(struct hs_op *op)
   hs_cksum_free(&op->cksum);
   hs_query_free(&op->query);
   hs_buf_free(&op->body);
-  hs_buf_free(&op->resp.headers);
-  hs_buf_free(&op->resp.body);
-  hs_reader_close(op->resp.reader);
+  hs_resp_free(&op->resp);
   free(ext(op));
 }
 
@@ -536,13 +513,13 @@ static enum hs_err check_auth(struct hs_op *op)
 {
   struct hs_sigv4_request r = sigv4_request(op);
   enum hs_err err =
-      hs_auth_begin(&op->auth, op->srv->cfg, &r, (int64_t)time(NULL));
+      hs_auth_begin(&op->auth, &op->srv->cfg->auth, &r, (int64_t)time(NULL));
   /* Only a route whose payload the token carries has no body to sign;
    * elsewhere (DeleteObjects, say) a token header changes nothing. */
   bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL &&
               hs_s3_token_route(op->kind);
   if (!err && (rdma || !body_expected(op)))
-    err = hs_auth_no_body(&op->auth, op->srv->cfg, &r, rdma);
+    err = hs_auth_no_body(&op->auth, &op->srv->cfg->auth, &r, rdma);
   if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
       err == HS_ERR_UNKNOWN_ACCESS_KEY || err == HS_ERR_AUTH_HEADER ||
       err == HS_ERR_AUTH_QUERY ||
@@ -754,7 +731,7 @@ void hs_op_end(struct hs_op *op)
     err = HS_ERR_INCOMPLETE_BODY;
   if (!err) {
     struct hs_sigv4_request r = sigv4_request(op);
-    err = hs_auth_end(&op->auth, op->srv->cfg, &r);
+    err = hs_auth_end(&op->auth, &op->srv->cfg->auth, &r);
     if (err == HS_ERR_SIGNATURE)
       hs_stat_add(&op->srv->stats->auth_failures, 1);
   }

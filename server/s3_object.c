@@ -284,6 +284,43 @@ void hs_op_get_headers(struct hs_op *op, const struct hs_get *g)
                     (unsigned long long)g->info.size);
 }
 
+/* A store reader as the response's source: [first, first + count), read
+ * in order. */
+struct reader_src {
+  struct hs_reader *r;
+  uint64_t pos; /* the next byte */
+};
+
+static long reader_src_read(void *ctx, char *buf, size_t max)
+{
+  struct reader_src *s = ctx;
+  if (hs_reader_read(s->r, s->pos, buf, max))
+    return -1;
+  s->pos += max;
+  return (long)max;
+}
+
+static void reader_src_close(void *ctx)
+{
+  struct reader_src *s = ctx;
+  hs_reader_close(s->r);
+  free(s);
+}
+
+static bool respond_with_reader(struct hs_op *op, struct hs_get *g)
+{
+  struct reader_src *s = malloc(sizeof *s);
+  if (!s) {
+    hs_reader_close(g->reader);
+    hs_op_error(op, HS_ERR_NOMEM);
+    return false;
+  }
+  *s = (struct reader_src){g->reader, g->first};
+  op->resp.source = (struct hs_source){reader_src_read, reader_src_close, s};
+  op->resp.length = g->count;
+  return true;
+}
+
 static void get_end(struct hs_op *op, bool head)
 {
   struct hs_get g;
@@ -293,11 +330,10 @@ static void get_end(struct hs_op *op, bool head)
   if (head) {
     op->resp.head = true;
     op->resp.head_length = g.count;
-  } else {
-    op->resp.reader = g.reader;
-    op->resp.offset = g.first;
-    op->resp.length = g.count;
+  } else if (respond_with_reader(op, &g)) {
     hs_stat_add(&op->srv->stats->http_objects_out, 1);
+  } else {
+    return;
   }
   op->done = true;
 }

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rdma.h"
+#include "rdma_store.h"
 #include "rdma/token.h"
 #include "s3_internal.h"
 
