@@ -41,3 +41,22 @@ def bar(progress, total, desc):
     if isinstance(progress, dict):
         opts.update(progress)
     return tqdm(**opts)
+
+
+CHUNK = 64 << 20
+
+
+def chunked_get(client, url, buf, offset, n, update, chunk=None, threads=4):
+    """Read bytes [offset, offset+n) of url into buf[0:n] as ranges of
+    `chunk` bytes, `threads` at a time, calling update(bytes) after each
+    (from this thread)."""
+    from concurrent.futures import ThreadPoolExecutor
+    chunk = chunk or CHUNK
+
+    def one(pos):
+        k = min(chunk, n - pos)
+        client.get_into(url, buf[pos:pos + k], offset=offset + pos, length=k)
+        return k
+    with ThreadPoolExecutor(threads) as pool:
+        for k in pool.map(one, range(0, n, chunk)):
+            update(k)
