@@ -87,6 +87,26 @@ def choose():
                 extra_link_args=["-Wl,-rpath,$ORIGIN"]), True
 
 
+def find_cmake():
+    """A cmake that runs. A venv's `cmake` can be the PyPI package's
+    Python shim, which fails inside pip's isolated build (its module is
+    hidden there): then the package's own binary, or another on PATH."""
+    cands = []
+    try:
+        import cmake as cmake_pkg  # the PyPI package, when importable
+        cands.append(os.path.join(cmake_pkg.CMAKE_BIN_DIR, "cmake"))
+    except (ImportError, AttributeError):
+        pass
+    for d in os.environ.get("PATH", "").split(os.pathsep) + ["/usr/bin",
+                                                             "/usr/local/bin"]:
+        cands.append(os.path.join(d, "cmake"))
+    for c in cands:
+        if os.access(c, os.X_OK) and subprocess.run(
+                [c, "--version"], capture_output=True).returncode == 0:
+            return c
+    return None
+
+
 class BuildExt(build_ext):
     """build_ext that first builds libhipobj and libhipobj_s3 with CMake
     (bundled builds only) and copies them beside the extension."""
@@ -97,19 +117,20 @@ class BuildExt(build_ext):
         super().run()
 
     def build_libraries(self):
-        if shutil.which("cmake") is None:
+        cmake = find_cmake()
+        if cmake is None:
             raise SystemExit("hipobj: building the C libraries needs cmake "
                              "(scripts/deps.sh installs it)")
         cmk = os.path.abspath(os.path.join(self.build_temp, "cmake"))
         config = [
-            "cmake", "-S", REPO, "-B", cmk, "-DCMAKE_BUILD_TYPE=Release",
+            cmake, "-S", REPO, "-B", cmk, "-DCMAKE_BUILD_TYPE=Release",
             "-DBUILD_TESTING=OFF", "-DHIPOBJ_BUILD_SERVER=OFF",
             "-DHIPOBJ_BUILD_TOOLS=ON", "-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON",
             "-DCMAKE_INSTALL_RPATH=$ORIGIN",
             "-DHIPOBJ_WERROR=%s" % ("ON" if WERROR else "OFF")]
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL",
                               str(os.cpu_count() or 1))
-        build = ["cmake", "--build", cmk, "-j", jobs,
+        build = [cmake, "--build", cmk, "-j", jobs,
                  "--target", "hipobj", "hipobj_s3"]
         for cmd in (config, build):
             self.announce(" ".join(cmd), level=2)

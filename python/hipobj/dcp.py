@@ -21,7 +21,8 @@ covers the whole stored tensor and the destination is contiguous (RDMA
 into GPU memory where the client can; the client stages the HTTP
 fallback). A request for part of a stored tensor (resharding) reads the
 stored tensor into a temporary on the destination's device and copies
-the part. progress=True shows a tqdm bar over the bytes read or written.
+the part. The reader runs `concurrency` (default 4) GETs at a time.
+progress=True shows a tqdm bar over the bytes read or written.
 
 Needs torch.distributed.checkpoint (PyTorch 2.x; Debian 12's torch 1.13
 has none): importing this module without it raises ImportError."""
@@ -157,7 +158,14 @@ class StorageWriter(_Base, _Writer):
 
 class StorageReader(_Base, _Reader):
     """DCP storage reader: one ranged GET per item, straight into the
-    destination tensor when it can (see the module's doc)."""
+    destination tensor when it can (see the module's doc), `concurrency`
+    (default 4) at a time."""
+
+    def __init__(self, url=None, *, concurrency=4, **kw):
+        super().__init__(url, **kw)
+        if concurrency < 1:
+            raise InvalidArgument("concurrency must be >= 1")
+        self.concurrency = concurrency
 
     def read_metadata(self):
         c = self.client
@@ -184,23 +192,40 @@ class StorageReader(_Base, _Reader):
                                  offset=where.offset + offset, length=n)
 
     def read_data(self, plan, planner):
+        """Every item's bytes by one ranged GET, `concurrency` GETs at a
+        time (threads; the transfers run without the GIL). The planner is
+        called from this thread only: resolve_tensor for all items first,
+        load_bytes and commit_tensor as their GETs finish."""
+        from concurrent.futures import ThreadPoolExecutor
         total = sum(self.storage_data[r.storage_index].length
                     for r in plan.items)
-        with _progress.bar(self.progress, total, "dcp load") as b:
-            for req in plan.items:
-                where = self.storage_data[req.storage_index]
-                if req.type == LoadItemType.BYTE_IO:
-                    buf = bytearray(where.length)
-                    self._get(where, buf)
-                    planner.load_bytes(req, io.BytesIO(bytes(buf)))
+        jobs = []
+        for req in plan.items:
+            where = self.storage_data[req.storage_index]
+            if req.type == LoadItemType.BYTE_IO:
+                jobs.append((req, where, None, bytearray(where.length)))
+            else:
+                jobs.append((req, where) + self._tensor_job(req, where,
+                                                            planner))
+        with _progress.bar(self.progress, total, "dcp load") as b, \
+                ThreadPoolExecutor(self.concurrency) as pool:
+            futs = [pool.submit(self._get, where, dst)
+                    for _, where, _, dst in jobs]
+            for (req, where, finish, dst), f in zip(jobs, futs):
+                f.result()
+                if finish is None:
+                    planner.load_bytes(req, io.BytesIO(bytes(dst)))
                 else:
-                    self._read_tensor(req, where, planner)
+                    finish()
                 b.update(where.length)
         fut = Future()
         fut.set_result(None)
         return fut
 
-    def _read_tensor(self, req, where, planner):
+    def _tensor_job(self, req, where, planner):
+        """(finish, what to read into): the destination itself when the
+        item is the whole stored tensor and the destination is contiguous,
+        else a temporary on its device whose part finish() copies."""
         # the planner's destination: already narrowed to dest_offsets and
         # lengths, so its shape is req.lengths
         target = planner.resolve_tensor(req).detach()
@@ -209,17 +234,18 @@ class StorageReader(_Base, _Reader):
                  tuple(req.lengths) == shape and
                  target.numel() * target.element_size() == where.length)
         if whole and target.is_contiguous():
-            self._get(where, target)  # the destination itself
-        else:
-            tmp = torch.empty(where.length, dtype=torch.uint8,
-                              device=target.device)
-            self._get(where, tmp)
+            return (lambda: planner.commit_tensor(req, target)), target
+        tmp = torch.empty(where.length, dtype=torch.uint8,
+                          device=target.device)
+
+        def finish():
             src = tmp.view(target.dtype).reshape(shape)
             for dim, (o, n) in enumerate(zip(req.storage_offsets,
                                              req.lengths)):
                 src = src.narrow(dim, o, n)
             target.copy_(src)
-        planner.commit_tensor(req, target)
+            planner.commit_tensor(req, target)
+        return finish, tmp
 
     def _stored_shape(self, req, target):
         """The shape of the stored tensor or chunk the item reads from."""

@@ -25,6 +25,7 @@ import hipobj  # noqa: E402
 from s3stub import Stub  # noqa: E402
 
 GIB = 1 << 30
+STUB = [True]  # the stand-in has no multipart: one PUT per object
 
 
 @pytest.fixture(scope="module")
@@ -37,6 +38,7 @@ def endpoint():
         urllib.request.urlopen(urllib.request.Request(
             s.url + "/gpu", data=b"", method="PUT")).close()
         print("\nserver: hipobj-test-server %s" % s.url)
+        STUB[0] = False
         yield s.url
         assert s.stop() == 0
     else:
@@ -45,10 +47,9 @@ def endpoint():
             yield st.url
 
 
-def opts(url, **kw):
-    # one PUT per object: the stand-in has no multipart
+def opts(url):
     return dict(endpoint_url=url, use_env=False,
-                client_kwargs=dict(part_size=8 * GIB, **kw))
+                client_kwargs={"part_size": 4 * GIB} if STUB[0] else {})
 
 
 def test_dcp_load_of_1gib_into_cuda(endpoint):
