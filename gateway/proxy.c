@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* One request through the gateway. The client is authenticated with the
  * gateway's credentials, completely, before anything reaches the backend
- * or the RDMA path (server/auth). Then:
+ * or the RDMA path (front/auth). Then:
  *   - GET /_hipobj/stats and /_hipobj/health are answered here;
  *   - GetObject, PutObject and UploadPart with x-amz-rdma-token go to
  *     rdma_path.c;
  *   - everything else is forwarded: the backend gets the same method, path,
  *     query and headers, signed with the gateway's own credentials, and the
  *     body as it arrives; its answer (status, headers, body) streams back.
- * A body whose signature depends on its bytes (a declared SHA-256 is also
- * checked by the backend; a deferred signature only here) has its last
- * piece held back until the signature is checked: a forged body never
- * reaches the backend whole, so it is never committed. An aws-chunked body
+ * The backend hears of a request only once its sender is authenticated.
+ * A header-signed request with a body and no x-amz-content-sha256 (a
+ * deferred signature, checked over the body's digest) is read whole into
+ * memory, at most GW_DEFERRED_MAX bytes, and its signature checked before
+ * the backend's call starts; a larger one is refused (InvalidRequest: it
+ * must declare its hash). GET, HEAD and DELETE take no body: one is
+ * refused, after its signature is checked. A body whose hash is declared
+ * (the signature is checked with the headers; the backend checks the hash
+ * too) or that is aws-chunked streams, its last piece held back until
+ * every check has passed, so a forged body never reaches the backend
+ * whole and is never committed. An aws-chunked body
  * (STREAMING-*) is decoded on the way: each chunk's signature and the
  * trailer's checksum are checked here, the store gets the payload with its
  * decoded length, and the last piece waits for every check. */
@@ -24,6 +31,7 @@
 #include "auth/auth.h"
 #include "auth/awschunk.h"
 #include "auth/checksum.h"
+#include "auth/credentials.h"
 #include "auth/sigv4.h"
 #include "gateway.h"
 #include "http.h"
@@ -31,6 +39,8 @@
 #include "xml.h"
 
 #define FWD_HEADERS_MAX 96
+/* The largest body read whole to check a deferred signature. */
+#define GW_DEFERRED_MAX (8u << 20)
 
 struct gw_op {
   struct gw_server *gw;
@@ -49,6 +59,10 @@ struct gw_op {
   size_t held_n, held_cap;
   uint64_t body_bytes;
   bool done;
+  /* a deferred signature: the body, checked before the backend hears of it */
+  bool deferred;
+  bool deferred_over; /* more than GW_DEFERRED_MAX: never forwarded */
+  struct hs_buf deferred_body;
   /* aws-chunked bodies */
   bool chunked;
   struct hs_awschunk chunk;
@@ -64,33 +78,12 @@ struct gw_op {
 struct hs_response *gw_op_resp(struct gw_op *op) { return &op->resp; }
 struct gw_server *gw_op_server(struct gw_op *op) { return op->gw; }
 
-static void resp_reset(struct gw_op *op)
-{
-  struct hs_response *r = &op->resp;
-  hs_buf_free(&r->headers);
-  hs_buf_free(&r->body);
-  if (r->source.close)
-    r->source.close(r->source.ctx);
-  memset(&r->source, 0, sizeof r->source);
-  r->status = 200;
-  r->head = false;
-  r->head_length = 0;
-  r->length = 0;
-}
-
 void gw_op_error(struct gw_op *op, enum hs_err err, const char *message)
 {
-  resp_reset(op);
-  struct hs_response *r = &op->resp;
-  r->status = hs_err_status(err);
-  op->done = true;
-  hs_resp_header(r, "x-amz-request-id", op->request_id);
-  if (r->status == 304 || !strcmp(op->req.method, "HEAD"))
-    return;
-  hs_resp_header(r, "Content-Type", "application/xml");
   struct hs_err_where w = {NULL, NULL, 0, op->path.p, op->path.len,
                            op->request_id};
-  hs_err_xml(&r->body, err, message, &w);
+  hs_resp_error(&op->resp, err, message, &w, !strcmp(op->req.method, "HEAD"));
+  op->done = true;
 }
 
 /* Hop-by-hop headers and those the front writes itself. */
@@ -120,14 +113,16 @@ const char *gw_op_request_id(const struct gw_op *op)
 
 void gw_op_backend_headers(struct gw_op *op, struct gw_call *call)
 {
-  resp_reset(op);
+  hs_resp_reset(&op->resp, NULL);
   struct hs_response *r = &op->resp;
   r->status = gw_call_status(call);
   op->done = true;
   size_t pos = 0;
   const char *name, *value;
   while (gw_call_next_header(call, &pos, &name, &value))
-    if (!front_owns(name))
+    /* x-amz-rdma-*: only this gateway's own RDMA path speaks of RDMA to
+     * its client; a store's would read as a transfer that never ran */
+    if (!front_owns(name) && strncasecmp(name, "x-amz-rdma-", 11) != 0)
       hs_resp_header(r, name, value);
 }
 
@@ -161,30 +156,43 @@ void gw_op_backend_failed(struct gw_op *op, struct gw_call *call)
 
 /* ---- what is forwarded -------------------------------------------------- */
 
-/* Request headers that are the client's conversation with the gateway, not
- * with the store: its signature, the hop-by-hop ones, the RDMA token. */
-static bool client_only(const char *name)
+/* Request headers the store gets (an allow-list): what S3 operations
+ * read. Not the client's conversation with the gateway (its signature, the
+ * RDMA token, hop-by-hop headers), and nothing else: a header the gateway
+ * does not know is never handed to a store that might act on it. */
+static bool forwarded(const char *name)
 {
-  static const char *const drop[] = {
-      "host",       "authorization",     "x-amz-date",
-      "x-amz-content-sha256", "x-amz-security-token", "x-amz-rdma-token",
-      "connection", "keep-alive",        "proxy-connection",
-      "te",         "trailer",           "transfer-encoding",
-      "upgrade",    "expect",            "content-length",
-      "date",       "accept-encoding"};
-  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
-    if (strcasecmp(name, drop[i]) == 0)
+  static const char *const mine[] = {"x-amz-date", "x-amz-content-sha256",
+                                     "x-amz-security-token"};
+  if (strncasecmp(name, "x-amz-", 6) == 0) {
+    if (strncasecmp(name, "x-amz-rdma-", 11) == 0)
+      return false;
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+      if (strcasecmp(name, mine[i]) == 0)
+        return false;
+    return true;
+  }
+  static const char *const allow[] = {
+      "content-type",     "content-md5",         "content-encoding",
+      "content-language", "content-disposition", "cache-control",
+      "expires",          "range"};
+  for (size_t i = 0; i < sizeof allow / sizeof allow[0]; i++)
+    if (strcasecmp(name, allow[i]) == 0)
       return true;
-  return false;
+  return strncasecmp(name, "if-", 3) == 0; /* If-Match, If-None-Match... */
 }
 
 size_t gw_forward_headers(const struct hs_headers *in, struct hs_kv *out,
                           size_t cap)
 {
   size_t n = 0;
-  for (size_t i = 0; i < in->n && n < cap; i++)
-    if (!client_only(in->v[i].name))
-      out[n++] = in->v[i];
+  for (size_t i = 0; i < in->n; i++) {
+    if (!forwarded(in->v[i].name))
+      continue;
+    if (n == cap)
+      return SIZE_MAX; /* never a silent drop of what was signed */
+    out[n++] = in->v[i];
+  }
   return n;
 }
 
@@ -224,6 +232,7 @@ static void *op_new(void *app, const struct hs_request *req)
            (unsigned long long)id);
   hs_buf_init(&op->resp.headers, 64u << 10);
   hs_buf_init(&op->resp.body, 0);
+  hs_buf_init(&op->deferred_body, GW_DEFERRED_MAX);
   op->resp.status = 200;
   return op;
 }
@@ -233,10 +242,11 @@ static void op_free(void *p)
   struct gw_op *op = p;
   gw_call_close(op->call); /* a body cut short: the backend never sees
                               its end */
-  resp_reset(op);
+  hs_resp_free(&op->resp);
   hs_auth_free(&op->auth);
   hs_cksum_free(&op->cksum);
   hs_query_free(&op->query);
+  hs_buf_free(&op->deferred_body);
   free(op->held);
   free(op);
 }
@@ -262,6 +272,13 @@ static bool has_body(const struct gw_op *op)
   return op->req.chunked || (op->req.has_length && op->req.content_length);
 }
 
+/* No S3 operation sends a body with these. */
+static bool bodiless_method(const struct gw_op *op)
+{
+  const char *m = op->req.method;
+  return !strcmp(m, "GET") || !strcmp(m, "HEAD") || !strcmp(m, "DELETE");
+}
+
 /* GetObject, PutObject or UploadPart: what a token may carry. */
 static bool carries_payload(const struct gw_op *op)
 {
@@ -285,13 +302,21 @@ static bool carries_payload(const struct gw_op *op)
 static enum hs_err authenticate(struct gw_op *op, bool rdma)
 {
   struct hs_sigv4_request r = sigv4_request(op);
-  const struct hs_config *cfg = &op->gw->cfg->front;
+  const struct hs_auth_config *cfg = &op->gw->cfg->front.auth;
   enum hs_err err = hs_auth_begin(&op->auth, cfg, &r, (int64_t)time(NULL));
   if (!err && (rdma || !has_body(op)))
     err = hs_auth_no_body(&op->auth, cfg, &r, rdma);
   if (is_auth_failure(err))
     hs_stat_add(&op->gw->stats->auth_failures, 1);
   return err;
+}
+
+/* "127.x.y.z:port", "[::1]:port" or "[::ffff:127.x.y.z]:port" (the front's
+ * form of the peer's address). */
+static bool loopback_peer(const char *peer)
+{
+  return peer && (!strncmp(peer, "127.", 4) || !strncmp(peer, "[::1]:", 6) ||
+                  !strncmp(peer, "[::ffff:127.", 12));
 }
 
 static void local(struct gw_op *op)
@@ -308,11 +333,16 @@ static void local(struct gw_op *op)
     gw_op_error(op, HS_ERR_INVALID_URI, "Unknown gateway endpoint.");
     return;
   }
+  if (!op->gw->cfg->public_stats && !loopback_peer(op->req.peer)) {
+    gw_op_error(op, HS_ERR_ACCESS_DENIED, "The gateway's counters are "
+                "served to its own host only (--public-stats).");
+    return;
+  }
   struct hs_buf conns;
   hs_buf_init(&conns, 0);
   if (op->gw->rdma)
     hs_rdma_stats_json(op->gw->rdma, &conns);
-  hs_stats_json(op->gw->stats, NULL, conns.len ? hs_buf_cstr(&conns) : NULL,
+  hs_stats_json(op->gw->stats, conns.len ? hs_buf_cstr(&conns) : NULL, NULL,
                 &r->body);
   hs_buf_free(&conns);
   /* one more member before the closing brace */
@@ -366,8 +396,9 @@ static size_t decoded_headers(struct gw_op *op, struct hs_kv *kv, size_t n)
   return o;
 }
 
-static void fill_call(struct gw_op *op, struct gw_call_req *cr,
-                      struct hs_kv *kv, char hex[65])
+/* HS_ERR_HEADERS_TOO_LARGE: more headers to forward than FWD_HEADERS_MAX. */
+static enum hs_err fill_call(struct gw_op *op, struct gw_call_req *cr,
+                             struct hs_kv *kv, char hex[65])
 {
   *cr = (struct gw_call_req){
       .method = op->req.method,
@@ -379,11 +410,21 @@ static void fill_call(struct gw_op *op, struct gw_call_req *cr,
       .body = has_body(op),
       .length = op->req.chunked ? UINT64_MAX : op->req.content_length,
       .head = !strcmp(op->req.method, "HEAD")};
+  if (cr->nheaders == SIZE_MAX)
+    return HS_ERR_HEADERS_TOO_LARGE;
+  /* the store identity of the authenticated user (--credentials) */
+  const struct hs_credentials *users = op->gw->cfg->front.auth.credentials;
+  if (users && !hs_credentials_store(users, op->auth.sig.access_key,
+                                     &cr->access_key, &cr->secret_key))
+    cr->access_key = cr->secret_key = NULL;
   if (op->chunked) {
     cr->nheaders = decoded_headers(op, kv, cr->nheaders);
     cr->length = op->decoded_len;
     cr->payload_hash = HS_UNSIGNED_PAYLOAD;
   }
+  if (op->deferred)
+    cr->length = op->deferred_body.len; /* read whole, checked */
+  return HS_OK;
 }
 
 /* STREAMING-*: the decoded length the store will get, and the checksum
@@ -424,9 +465,10 @@ static enum hs_step forward(struct gw_op *op)
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
-  fill_call(op, &cr, kv, hex);
   struct gw_call *call = NULL;
-  enum hs_err err = gw_call_start(op->gw->be, &cr, &call);
+  enum hs_err err = fill_call(op, &cr, kv, hex);
+  if (!err)
+    err = gw_call_start(op->gw->be, &cr, &call);
   if (err) {
     gw_op_error(op, err, NULL);
     return HS_STEP_RESPOND;
@@ -440,6 +482,22 @@ static enum hs_step forward(struct gw_op *op)
   else
     gw_op_backend_failed(op, call);
   return HS_STEP_RESPOND;
+}
+
+/* A request whose sender is authenticated goes to the backend now; one
+ * whose signature waits for its body is read first (op_end). */
+static enum hs_step forward_after_auth(struct gw_op *op)
+{
+  if (op->auth.payload == HS_PAYLOAD_DEFERRED && has_body(op)) {
+    op->deferred = true;
+    return HS_STEP_BODY;
+  }
+  if (has_body(op) && bodiless_method(op)) {
+    gw_op_error(op, HS_ERR_INVALID_REQUEST,
+                "GET, HEAD and DELETE requests take no body.");
+    return HS_STEP_RESPOND;
+  }
+  return forward(op);
 }
 
 static enum hs_step op_begin(void *p)
@@ -470,7 +528,7 @@ static enum hs_step op_begin(void *p)
     return HS_STEP_RESPOND;
   }
   if (!rdma)
-    return forward(op);
+    return forward_after_auth(op);
   op->mode = GW_RDMA;
   op->name = strcmp(op->req.method, "GET") == 0 ? "GetObject" : "PutObject";
   if (has_body(op)) {
@@ -478,10 +536,25 @@ static enum hs_step op_begin(void *p)
                 "A request with x-amz-rdma-token has no body.");
     return HS_STEP_RESPOND;
   }
+  /* A declared x-amz-content-sha256 is the empty body's (as in the test
+   * server): a token GET's payload goes the other way. */
+  char declared[65];
+  if (op->auth.payload == HS_PAYLOAD_SHA256)
+    hs_hex(op->auth.expected, HS_SHA256_LEN, declared);
+  if (!strcmp(op->req.method, "GET") &&
+      op->auth.payload == HS_PAYLOAD_SHA256 &&
+      strcmp(declared, HS_EMPTY_SHA256) != 0) {
+    gw_op_error(op, HS_ERR_SHA256_MISMATCH, NULL);
+    return HS_STEP_RESPOND;
+  }
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
-  fill_call(op, &cr, kv, hex);
+  err = fill_call(op, &cr, kv, hex);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return HS_STEP_RESPOND;
+  }
   gw_rdma(op, tok, &cr, &op->req.headers);
   op->done = true;
   return HS_STEP_RESPOND;
@@ -540,6 +613,14 @@ static void op_body(void *p, const char *data, size_t n)
 {
   struct gw_op *op = p;
   op->body_bytes += n;
+  if (op->deferred) {
+    hs_auth_payload(&op->auth, data, n);
+    if (!op->deferred_over && n > GW_DEFERRED_MAX - op->deferred_body.len)
+      op->deferred_over = true;
+    if (!op->deferred_over)
+      hs_buf_append(&op->deferred_body, data, n);
+    return;
+  }
   if (!op->chunked) {
     hs_auth_payload(&op->auth, data, n);
     forward_piece(op, data, n);
@@ -572,15 +653,62 @@ static enum hs_err chunked_end(struct gw_op *op)
              : HS_OK;
 }
 
+/* The deferred signature, checked over the whole body; then the body goes
+ * to the backend in one piece. */
+static void deferred_end(struct gw_op *op)
+{
+  struct hs_sigv4_request r = sigv4_request(op);
+  enum hs_err err = hs_auth_end(&op->auth, &op->gw->cfg->front.auth, &r);
+  if (is_auth_failure(err))
+    hs_stat_add(&op->gw->stats->auth_failures, 1);
+  const char *why = NULL;
+  if (!err && bodiless_method(op)) {
+    err = HS_ERR_INVALID_REQUEST;
+    why = "GET, HEAD and DELETE requests take no body.";
+  } else if (!err && op->deferred_over) {
+    err = HS_ERR_INVALID_REQUEST;
+    why = "Missing required header for this request: x-amz-content-sha256 "
+          "(a body over 8 MiB must declare its hash).";
+  } else if (!err && op->deferred_body.failed) {
+    err = HS_ERR_NOMEM;
+  }
+  if (err) {
+    gw_op_error(op, err, why);
+    return;
+  }
+  struct hs_kv kv[FWD_HEADERS_MAX];
+  char hex[65];
+  struct gw_call_req cr;
+  struct gw_call *call = NULL;
+  err = fill_call(op, &cr, kv, hex);
+  if (!err)
+    err = gw_call_start(op->gw->be, &cr, &call);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return;
+  }
+  if (op->deferred_body.len)
+    gw_call_send(call, op->deferred_body.data, op->deferred_body.len);
+  hs_stat_add(&op->gw->stats->http_bytes_in, op->body_bytes);
+  if (gw_call_head(call) == GW_HEAD_RESPONSE)
+    gw_op_backend_response(op, call, true);
+  else
+    gw_op_backend_failed(op, call);
+}
+
 static void op_end(void *p)
 {
   struct gw_op *op = p;
+  if (op->deferred) {
+    deferred_end(op);
+    return;
+  }
   if (!op->call)
     return;
   struct hs_sigv4_request r = sigv4_request(op);
   enum hs_err err = op->chunked ? chunked_end(op) : HS_OK;
   if (!err)
-    err = hs_auth_end(&op->auth, &op->gw->cfg->front, &r);
+    err = hs_auth_end(&op->auth, &op->gw->cfg->front.auth, &r);
   struct gw_call *call = op->call;
   if (err) { /* the backend never gets the last piece */
     op->call = NULL;

@@ -14,6 +14,7 @@ packages=(
   libamdhip64-dev libhsa-runtime-dev
   qemu-system-x86 kmod cpio
   ceph-mon ceph-osd radosgw ceph-common
+  golang-go golang-github-minio-minio-go-v7-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,8 @@
 #   2. clang with -Wthread-safety -Werror, warnings as errors: build + ctest
 #   3. Python: the hipobj package (python/) built with pip against the
 #      clang lane's libraries, pytest against hipobj-test-server
+#   3b. Go: the bindings and the MinIO bridge (integrations/go) against
+#      the clang lane's libraries: go vet, go test (offline, Debian's Go)
 #   4. Soft-RoCE: real verbs in a QEMU VM (tools/rxe-vm), end to end
 #   5. Ceph: hipobj-gateway in front of a real Ceph RGW (tests/ceph), over
 #      plain HTTP on this host and by RDMA from the Soft-RoCE VM
@@ -37,7 +39,14 @@ run_ctest() {
   local rc=$?
   echo "$out" | tail -n 40
   record "$name: $(echo "$out" | grep -E 'tests passed|tests failed' | tail -n1)"
-  [ $rc -eq 0 ] || status=1
+  [ $rc -eq 0 ] && return
+  status=1
+  # what failed, in full (the tail above shows only the summary); run once
+  # more alone, to tell a failure from one that needs a loaded machine
+  echo "--- $name: the failed tests' logs"
+  sed -n '/^[0-9]*\/[0-9]* Test *#[0-9]*: .*\*\*\*/,/^ *Start /p' <<<"$out" | tail -n 200
+  echo "--- $name: the failed tests run again, alone"
+  (cd "$dir" && ctest --rerun-failed --output-on-failure 2>&1 | tail -n 60)
 }
 
 lane "gcc + ASan/UBSan"
@@ -76,6 +85,19 @@ if [ -f build/ci-clang/src/libhipobj.so ]; then
   [ $rc -eq 0 ] || status=1
 else
   record "python: NOT RUN (the clang lane did not build)"; status=1
+fi
+echo "lane time: $((SECONDS - t0)) s"
+
+lane "Go bindings and MinIO bridge (go vet, go test)"
+t0=$SECONDS
+if [ -f build/ci-clang/src/libhipobj.so ]; then
+  out=$(bash integrations/go/run.sh build/ci-clang 2>&1); rc=$?
+  echo "$out" | tail -n 40
+  record "$(echo "$out" | grep -E '^go: ' | tail -n1)"
+  # 77: Go or minio-go is not installed: a skip with its reason
+  [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1
+else
+  record "go: NOT RUN (the clang lane did not build)"; status=1
 fi
 echo "lane time: $((SECONDS - t0)) s"
 

@@ -6,7 +6,7 @@
 
 #include "auth/auth.h"
 #include "auth/checksum.h"
-#include "auth/hash.h"
+#include "hash.h"
 #include "s3.h"
 #include "timefmt.h"
 #include "uri.h"
@@ -152,6 +152,13 @@ struct hs_copy_src {
   struct hs_reader *reader;
 };
 enum hs_err hs_op_copy_open(struct hs_op *op, struct hs_copy_src *s);
+/* The conditions a write (PutObject, CopyObject, CompleteMultipartUpload:
+ * If-Match, If-None-Match) or a DeleteObject (those and
+ * x-amz-if-match-size, x-amz-if-match-last-modified-time) puts on the
+ * object it replaces; *any says whether there is one.
+ * Errors: HS_ERR_INVALID_ARGUMENT (a malformed size or time). */
+enum hs_err hs_op_write_cond(const struct hs_op *op, struct hs_cond *c,
+                             bool *any);
 /* count bytes of r from first on into w. */
 enum hs_err hs_copy_bytes(struct hs_reader *r, struct hs_writer *w,
                           uint64_t first, uint64_t count);
@@ -164,6 +171,9 @@ void hs_s3_admin(struct hs_op *op);
 /* RDMA requests (s3_rdma.c): whether the request carries a token; if it
  * does, the answer (400, 501, or the engine's) is set in op->resp. */
 bool hs_s3_rdma(struct hs_op *op);
+/* GetObject, PutObject, UploadPart: the routes whose payload a token may
+ * carry (elsewhere a token header is ignored, and a body is signed). */
+bool hs_s3_token_route(enum hs_s3_kind k);
 
 /* UploadPart's partNumber (1..10000) and uploadId, into the op.
  * Errors: HS_ERR_INVALID_ARGUMENT, HS_ERR_NO_UPLOAD. */

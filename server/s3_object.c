@@ -23,6 +23,44 @@ static uint64_t size_hint(const struct hs_op *op)
   return op->req.has_length ? op->req.content_length : 0;
 }
 
+enum hs_err hs_op_write_cond(const struct hs_op *op, struct hs_cond *c,
+                             bool *any)
+{
+  const struct hs_headers *h = &op->req.headers;
+  memset(c, 0, sizeof *c);
+  c->if_match = hs_header_get(h, "if-match");
+  c->if_none_match = hs_header_get(h, "if-none-match");
+  if (op->kind == HS_OP_DELETE_OBJECT) {
+    const char *size = hs_header_get(h, "x-amz-if-match-size");
+    const char *t = hs_header_get(h, "x-amz-if-match-last-modified-time");
+    if (size) {
+      char *end;
+      c->size = strtoull(size, &end, 10);
+      if (*size < '0' || *size > '9' || *end)
+        return HS_ERR_INVALID_ARGUMENT;
+      c->has_size = true;
+    }
+    if (t && !hs_time_parse_http(t, &c->mtime))
+      return HS_ERR_INVALID_ARGUMENT;
+    c->has_mtime = t != NULL;
+  }
+  *any = c->if_match || c->if_none_match || c->has_size || c->has_mtime;
+  return HS_OK;
+}
+
+/* PutObject's conditions: checked now (no body is received for a write
+ * that cannot succeed) and by the store at the commit. */
+static enum hs_err put_cond(struct hs_op *op)
+{
+  struct hs_cond c;
+  bool any;
+  enum hs_err err = hs_op_write_cond(op, &c, &any);
+  if (err || !any)
+    return err;
+  err = hs_store_check_cond(op->srv->store, op->bucket, op->key, &c);
+  return err ? err : hs_writer_set_cond(op->writer, &c);
+}
+
 bool hs_op_open_writer(struct hs_op *op, uint64_t size)
 {
   struct hs_obj_attrs attrs;
@@ -38,6 +76,10 @@ bool hs_op_open_writer(struct hs_op *op, uint64_t size)
   } else if (!(err = hs_op_attrs(op, &attrs))) {
     err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, size,
                        &op->writer);
+    if (!err && (err = put_cond(op))) {
+      hs_writer_abort(op->writer);
+      op->writer = NULL;
+    }
   }
   if (err) {
     hs_op_error_msg(op, err,
@@ -80,33 +122,6 @@ void hs_op_commit_writer(struct hs_op *op)
 
 /* ---- conditions --------------------------------------------------------- */
 
-/* Whether the If-Match / If-None-Match list names this ETag ("*" does). */
-static bool etag_listed(const char *list, const char *etag)
-{
-  const char *p = list;
-  while (*p) {
-    while (*p == ' ' || *p == ',')
-      p++;
-    if (!*p)
-      break;
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    while (n && p[n - 1] == ' ')
-      n--;
-    if (n == 1 && *p == '*')
-      return true;
-    if (n > 2 && p[0] == 'W' && p[1] == '/') {
-      p += 2;
-      n -= 2;
-    }
-    char norm[HS_ETAG_MAX];
-    if (hs_etag_normalize(p, n, norm) && strcmp(norm, etag) == 0)
-      return true;
-    p = end ? end + 1 : p + strlen(p);
-  }
-  return false;
-}
-
 /* The conditions of a GET or HEAD ("if-"), or of a copy's source
  * ("x-amz-copy-source-if-"), with S3's precedence: If-Match decides over
  * If-Unmodified-Since, If-None-Match over If-Modified-Since. A GET that is
@@ -126,11 +141,11 @@ static enum hs_err conditions_of(const struct hs_op *op, const char *prefix,
   const char *inm = hs_header_get(h, n[2]);
   const char *ims = hs_header_get(h, n[3]);
   int64_t t;
-  if (im && !etag_listed(im, info->etag))
+  if (im && !hs_etag_listed(im, info->etag))
     return HS_ERR_PRECONDITION;
   if (!im && ius && hs_time_parse_http(ius, &t) && info->mtime > t)
     return HS_ERR_PRECONDITION;
-  if (inm && etag_listed(inm, info->etag))
+  if (inm && hs_etag_listed(inm, info->etag))
     return not_modified;
   if (!inm && ims && hs_time_parse_http(ims, &t) && info->mtime <= t)
     return not_modified;
@@ -201,6 +216,43 @@ void hs_op_get_headers(struct hs_op *op, const struct hs_get *g)
                     (unsigned long long)g->info.size);
 }
 
+/* A store reader as the response's source: [first, first + count), read
+ * in order. */
+struct reader_src {
+  struct hs_reader *r;
+  uint64_t pos; /* the next byte */
+};
+
+static long reader_src_read(void *ctx, char *buf, size_t max)
+{
+  struct reader_src *s = ctx;
+  if (hs_reader_read(s->r, s->pos, buf, max))
+    return -1;
+  s->pos += max;
+  return (long)max;
+}
+
+static void reader_src_close(void *ctx)
+{
+  struct reader_src *s = ctx;
+  hs_reader_close(s->r);
+  free(s);
+}
+
+static bool respond_with_reader(struct hs_op *op, struct hs_get *g)
+{
+  struct reader_src *s = malloc(sizeof *s);
+  if (!s) {
+    hs_reader_close(g->reader);
+    hs_op_error(op, HS_ERR_NOMEM);
+    return false;
+  }
+  *s = (struct reader_src){g->reader, g->first};
+  op->resp.source = (struct hs_source){reader_src_read, reader_src_close, s};
+  op->resp.length = g->count;
+  return true;
+}
+
 static void get_end(struct hs_op *op, bool head)
 {
   struct hs_get g;
@@ -210,11 +262,10 @@ static void get_end(struct hs_op *op, bool head)
   if (head) {
     op->resp.head = true;
     op->resp.head_length = g.count;
-  } else {
-    op->resp.reader = g.reader;
-    op->resp.offset = g.first;
-    op->resp.length = g.count;
+  } else if (respond_with_reader(op, &g)) {
     hs_stat_add(&op->srv->stats->http_objects_out, 1);
+  } else {
+    return;
   }
   op->done = true;
 }
@@ -366,8 +417,16 @@ static void copy_end(struct hs_op *op)
     drop_checksum(&attrs);
   }
   keep_checksum(&attrs, &src.attrs); /* the bytes are the same */
-  err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs, src.size,
-                     &w);
+  struct hs_cond cond;
+  bool any;
+  err = hs_op_write_cond(op, &cond, &any);
+  if (!err && any)
+    err = hs_store_check_cond(op->srv->store, op->bucket, op->key, &cond);
+  if (!err)
+    err = hs_store_put(op->srv->store, op->bucket, op->key, &attrs,
+                       src.size, &w);
+  if (!err && any)
+    err = hs_writer_set_cond(w, &cond);
   if (err)
     goto fail;
   err = hs_copy_bytes(r, w, 0, src.size);
@@ -440,7 +499,12 @@ void hs_s3_object_end(struct hs_op *op)
     get_tagging_end(op);
     break;
   case HS_OP_DELETE_OBJECT: {
-    enum hs_err err = hs_store_delete(op->srv->store, op->bucket, op->key);
+    struct hs_cond c;
+    bool any;
+    enum hs_err err = hs_op_write_cond(op, &c, &any);
+    if (!err)
+      err = hs_store_delete_if(op->srv->store, op->bucket, op->key,
+                               any ? &c : NULL);
     if (err) {
       hs_op_error(op, err);
       return;

@@ -197,13 +197,16 @@ const char *hs_s3_kind_name(enum hs_s3_kind k)
  * asks for what it does anyway. */
 static const struct {
   const char *prefix;
-  const char *allowed[2];
+  const char *allowed[3];
 } unsupported[] = {
     /* copying an object's tags, of which it has none, is done anyway */
     {"x-amz-tagging-directive", {"COPY"}},
     {"x-amz-server-side-encryption", {NULL}}, /* SSE-S3, SSE-KMS, SSE-C */
     {"x-amz-copy-source-server-side-encryption", {NULL}},
-    {"x-amz-acl", {"private"}},
+    /* the canned ACLs this server's one owner model honours: the owner
+     * (every credential is it) has full control, nobody else has access */
+    {"x-amz-acl", {"private", "bucket-owner-full-control",
+                   "bucket-owner-read"}},
     {"x-amz-grant-", {NULL}},
     {"x-amz-tagging", {NULL}}, /* the directive is matched above */
     {"x-amz-object-lock-", {NULL}},
@@ -223,8 +226,10 @@ const char *hs_s3_unsupported_header(const struct hs_headers *h)
       if (k > 0 && strcasecmp(name, unsupported[0].prefix) == 0)
         break; /* the tagging directive: decided by its own entry */
       const char *const *ok = unsupported[k].allowed;
-      if (!(ok[0] && strcmp(value, ok[0]) == 0) &&
-          !(ok[1] && strcmp(value, ok[1]) == 0))
+      bool fine = false;
+      for (size_t j = 0; j < 3 && ok[j]; j++)
+        fine = fine || strcmp(value, ok[j]) == 0;
+      if (!fine)
         return name;
     }
   }

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "common/thread_safety.h"
-#include "auth/hash.h"
+#include "hash.h"
 #include "store_ops.h"
 
 #define COPY_CHUNK (1u << 20)
@@ -81,6 +81,8 @@ struct hs_writer {
   char id[HS_UPLOAD_ID_LEN + 1];
   unsigned part;
   struct hs_obj_attrs attrs;
+  bool has_cond;
+  struct hs_cond cond; /* its strings are the writer's copies */
 };
 
 struct hs_reader {
@@ -490,8 +492,52 @@ fail:
 static void writer_free(struct hs_writer *w)
 {
   hs_digest_free(w->md5);
+  free((char *)w->cond.if_match);
+  free((char *)w->cond.if_none_match);
   free(w->key);
   free(w);
+}
+
+/* Whether the object e (NULL: there is none) meets c, for a write or a
+ * delete (hs_cond). */
+static enum hs_err cond_check(const struct hs_cond *c, const struct entry *e,
+                              bool del)
+{
+  if (!c)
+    return HS_OK;
+  if (!e)
+    return c->if_match && !del ? HS_ERR_NO_KEY : HS_OK;
+  if (c->if_match && !hs_etag_listed(c->if_match, e->info.etag))
+    return HS_ERR_PRECONDITION;
+  if (c->if_none_match && hs_etag_listed(c->if_none_match, e->info.etag))
+    return HS_ERR_PRECONDITION;
+  if ((c->has_size && e->info.size != c->size) ||
+      (c->has_mtime && e->info.mtime != c->mtime))
+    return HS_ERR_PRECONDITION;
+  return HS_OK;
+}
+
+enum hs_err hs_writer_set_cond(struct hs_writer *w, const struct hs_cond *c)
+{
+  w->cond = *c;
+  w->cond.if_match = c->if_match ? strdup(c->if_match) : NULL;
+  w->cond.if_none_match = c->if_none_match ? strdup(c->if_none_match) : NULL;
+  w->has_cond = true;
+  if ((c->if_match && !w->cond.if_match) ||
+      (c->if_none_match && !w->cond.if_none_match))
+    return HS_ERR_NOMEM;
+  return HS_OK;
+}
+
+enum hs_err hs_store_check_cond(struct hs_store *st, const char *bucket,
+                                const char *key, const struct hs_cond *c)
+{
+  ho_mutex_lock(&st->lock);
+  struct bucket *b = bucket_find(st, bucket, NULL);
+  enum hs_err err = b ? cond_check(c, obj_find(b, key, NULL), false)
+                      : HS_ERR_NO_BUCKET;
+  ho_mutex_unlock(&st->lock);
+  return err;
 }
 
 enum hs_err hs_store_put(struct hs_store *st, const char *bucket,
@@ -550,8 +596,14 @@ static enum hs_err publish_object(struct hs_store *st, struct hs_writer *w,
     st->ops->writer_abort(w->bw);
     return HS_ERR_NO_BUCKET;
   }
+  enum hs_err err = cond_check(w->has_cond ? &w->cond : NULL,
+                               obj_find(b, w->key, NULL), false);
+  if (err) {
+    st->ops->writer_abort(w->bw);
+    return err;
+  }
   struct hs_blob *blob;
-  enum hs_err err = st->ops->writer_publish(w->bw, &blob);
+  err = st->ops->writer_publish(w->bw, &blob);
   if (err)
     return err;
   struct entry *e = entry_new(w->key, blob, info);
@@ -716,6 +768,12 @@ void hs_reader_close(struct hs_reader *r)
 enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
                             const char *key)
 {
+  return hs_store_delete_if(st, bucket, key, NULL);
+}
+
+enum hs_err hs_store_delete_if(struct hs_store *st, const char *bucket,
+                               const char *key, const struct hs_cond *c)
+{
   enum hs_err err = HS_OK;
   bool removed = false;
   ho_mutex_lock(&st->lock);
@@ -724,6 +782,8 @@ enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
   struct entry *e = b ? obj_find(b, key, &pos) : NULL;
   if (!b) {
     err = HS_ERR_NO_BUCKET;
+  } else if ((err = cond_check(c, e, true))) {
+    /* the object stays */
   } else if (e) {
     memmove(b->objs + pos, b->objs + pos + 1,
             (b->n - pos - 1) * sizeof *b->objs);
@@ -1022,6 +1082,7 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
                                      const char *key, const char *id,
                                      const struct hs_part_ref *parts,
                                      size_t n, const char *add_headers,
+                                     const struct hs_cond *cond,
                                      struct hs_obj_info *info)
 {
   struct entry **es = calloc(n ? n : 1, sizeof *es);
@@ -1033,7 +1094,8 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
   ho_mutex_lock(&st->lock);
   struct upload *u = upload_find(st, bucket, key, id, NULL);
   const struct done_upload *done = u ? NULL : done_find(st, bucket, key, id);
-  if (!bucket_find(st, bucket, NULL)) {
+  struct bucket *b = bucket_find(st, bucket, NULL);
+  if (!b) {
     err = HS_ERR_NO_BUCKET;
   } else if (done) { /* a retry: the same result */
     if (info)
@@ -1045,7 +1107,7 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
     err = HS_ERR_NO_UPLOAD;
   } else if (n == 0) {
     err = HS_ERR_MALFORMED_XML;
-  } else {
+  } else if (!(err = cond_check(cond, obj_find(b, key, NULL), false))) {
     err = check_parts(st, u, parts, n, es, &total);
   }
   if (!err)
@@ -1082,11 +1144,14 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
     st->ops->writer_abort(bw);
     err = HS_ERR_INTERNAL;
   }
-  struct bucket *b = bucket_find(st, bucket, NULL);
+  b = bucket_find(st, bucket, NULL);
   if (!err && !b) {
     st->ops->writer_abort(bw);
     err = HS_ERR_NO_BUCKET;
   }
+  /* the object may have changed while the parts were assembled */
+  if (!err && (err = cond_check(cond, obj_find(b, key, NULL), false)))
+    st->ops->writer_abort(bw);
   if (!err) {
     struct hs_blob *blob;
     err = st->ops->writer_publish(bw, &blob);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The servers' side of the RDMA path on the public server library
+ * (include/hipobj_server.h, docs/protocol.md): opening the library (or
+ * finding that RDMA is not available), its counters, and the library's
+ * answer as an HTTP one. What moves the payload is each server's: the test
+ * server's store (server/rdma_store.c), the gateway's backend
+ * (gateway/rdma_path.c). */
+#ifndef HS_RDMA_H
+#define HS_RDMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hipobj_server.h"
+
+#include "buf.h"
+#include "config.h"
+#include "err.h"
+#include "stats.h"
+
+struct hs_rdma;
+struct ho_platform;
+
+/* How the server library is opened: hipObjServerOpen(), or in the tests a
+ * server on the simulated fabric (ctx: what the opener needs). */
+typedef hipObjServerStatus_t (*hs_rdma_opener)(const void *ctx,
+                                               const hipObjServerConfig_t *cfg,
+                                               hipObjServer_t **out);
+
+/* Opens the engine on cfg->nic (or the first device with an active port)
+ * of the production platform. *out is NULL, with a one-line reason in why,
+ * when RDMA is not available (--no-rdma, no libibverbs, no device, no
+ * active port): the server then serves plain HTTP only. Fails (HS_ERR_IO,
+ * reason in why) only when --nic names a device that cannot be used. */
+enum hs_err hs_rdma_open(const struct hs_config *cfg, struct hs_stats *stats,
+                         struct hs_rdma **out, struct hs_buf *why);
+/* The same with another opener. */
+enum hs_err hs_rdma_open_with(hs_rdma_opener open, const void *ctx,
+                              const struct hs_config *cfg,
+                              struct hs_stats *stats, struct hs_rdma **out,
+                              struct hs_buf *why);
+/* The same on a given platform (the tests' simulated fabric): defined by
+ * the tests (tests/rdma_on.c), on the library's internal constructor. */
+enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
+                            const struct hs_config *cfg,
+                            struct hs_stats *stats, struct hs_rdma **out,
+                            struct hs_buf *why);
+/* Accepts NULL. Waits for the transfers in flight to end (each ends at the
+ * latest at its timeouts). */
+void hs_rdma_close(struct hs_rdma *r);
+const char *hs_rdma_nic(const struct hs_rdma *r);
+/* The library's server, for a program that starts its own transfers
+ * (hipobj-gateway's backend-fed ones). */
+hipObjServer_t *hs_rdma_library(struct hs_rdma *r);
+/* The counters the transfers add to. */
+struct hs_stats *hs_rdma_stats(struct hs_rdma *r);
+
+/* The library's connection counters as a JSON object (the "connections"
+ * member of /_hipobj/stats). */
+void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out);
+
+#endif

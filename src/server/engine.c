@@ -1,0 +1,1095 @@
+/* SPDX-License-Identifier: MIT */
+/* The server side of the protocol. Two kinds of objects:
+ *   workers      a transfer in progress: a thread and registered chunk
+ *                buffers (cfg.qps of them: the concurrency);
+ *   connections  a QP connected to one client QP, kept between transfers
+ *                and found by the client QP its next token names (the spare
+ *                announced in ready), up to cfg.max_connections.
+ * A connection's QP is connected once and retired (ERR, then destroyed
+ * after a grace period), never reset for another client. */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/thread_safety.h"
+#include "rdma/select.h"
+#include "rdma/transport.h"
+#include "rdma/vendor.h"
+
+#define WRID_CHUNK 0x4348000000000000ull /* "CH" + chunk index */
+#define MS 1000000ull
+/* How long a proposal waits at least for its connection's previous
+ * transfer to end (its final acknowledged): that ends within the QP's retry
+ * budget (~0.5 s), and the wait is at least twice the budget. */
+#define FINISH_WAIT_MS 2000u
+#define REAP_PERIOD_MS 200u
+
+enum sconn_state { SC_IDLE, SC_BUSY };
+
+/* One connection to a client QP. */
+struct sconn {
+  struct ho_conn *conn;
+  uint8_t gid[16];   /* the client's GID */
+  uint32_t key_qpn;  /* the client QP its next token names, when keyed */
+  bool keyed;
+  bool stale;        /* a token named its key as a new QP: retire at the end */
+  uint64_t id;       /* the connection ID; its top byte is the tag */
+  uint64_t last_used_ns;
+  enum sconn_state state;
+};
+
+/* A transfer in progress. */
+struct worker {
+  struct ho_engine *e;
+  uint8_t *chunks;
+  struct ibv_mr *chunks_mr;
+  bool busy;
+  /* The transfer, owned by the worker's thread once it starts. */
+  struct sconn *sc;
+  bool reuse;
+  struct ho_token client;
+  int op;
+  uint64_t size, cookie;
+  struct ho_engine_io io;
+  struct ho_engine_xfer_opts xo;
+  struct ho_msg ready;
+  bool finished; /* io.finish was called */
+  /* While waiting for ready (awaiting, since: under the engine's mu): a
+   * full engine may cancel it after ready_grace_ms. */
+  bool awaiting;
+  uint64_t awaiting_since_ns;
+  atomic_bool cancel;
+  /* The worker's thread, started with the engine: it waits for `go`. */
+  pthread_t thread;
+  bool thread_started;
+  pthread_cond_t go_cv;
+  bool go; /* guarded by the engine's mu */
+};
+
+enum retire_cause { R_FAILURE, R_IDLE, R_EVICTED, R_STALE, R_ONE_SHOT, R_NONE };
+
+struct victim {
+  struct sconn *sc;
+  enum retire_cause why;
+};
+
+struct ho_engine {
+  struct ho_engine_config cfg;
+  const struct ho_platform *plat;
+  struct ho_device *dev;
+  uint64_t grace_ns, finish_wait_ns; /* from the QP retry budget */
+  struct worker *workers;
+  ho_mutex mu;
+  pthread_cond_t changed; /* a worker or a connection was released */
+  pthread_cond_t reaper_cv;
+  pthread_t reaper;
+  bool reaper_started;
+  bool stopping HO_GUARDED_BY(mu);
+  bool refusing HO_GUARDED_BY(mu); /* ho_engine_refuse_new() */
+  unsigned running HO_GUARDED_BY(mu);
+  struct sconn **conns HO_PT_GUARDED_BY(mu); /* [0, nconns) */
+  unsigned nconns HO_GUARDED_BY(mu);
+  struct ho_retired retired HO_GUARDED_BY(mu);
+  struct ho_engine_stats stats HO_GUARDED_BY(mu);
+};
+
+static void *worker_main(void *arg);
+
+static const struct ho_conn_attr server_conn_attr = {
+    .max_send_wr = 64, .max_recv_wr = 4, .qp_access = 0};
+
+static void set_defaults(struct ho_engine_config *c)
+{
+  if (!c->qps)
+    c->qps = 16;
+  if (!c->max_connections)
+    c->max_connections = 1024;
+  if (!c->idle_timeout_ms)
+    c->idle_timeout_ms = 60000;
+  if (!c->grace_ms)
+    c->grace_ms = 2000;
+  if (!c->chunk_size)
+    c->chunk_size = 1u << 20;
+  if (!c->depth)
+    c->depth = 4;
+  if (c->depth > 32)
+    c->depth = 32;
+  if (!c->ready_timeout_ms)
+    c->ready_timeout_ms = 10000;
+  if (!c->ready_grace_ms)
+    c->ready_grace_ms = 1000;
+  if (!c->rdma_timeout_ms)
+    c->rdma_timeout_ms = 10000;
+}
+
+static struct timespec deadline_ts_ns(uint64_t ns)
+{
+  uint64_t t = ho_now_ns() + ns;
+  return (struct timespec){(time_t)(t / 1000000000u), (long)(t % 1000000000u)};
+}
+
+/* ---- the connection table (under mu) ------------------------------------ */
+
+static struct sconn *find_keyed(struct ho_engine *e, const uint8_t gid[16],
+                                uint32_t qpn) HO_REQUIRES(e->mu)
+{
+  for (unsigned i = 0; i < e->nconns; i++) {
+    struct sconn *sc = e->conns[i];
+    if (sc->keyed && sc->key_qpn == qpn && memcmp(sc->gid, gid, 16) == 0)
+      return sc;
+  }
+  return NULL;
+}
+
+static void unlink_conn(struct ho_engine *e, struct sconn *sc) HO_REQUIRES(e->mu)
+{
+  for (unsigned i = 0; i < e->nconns; i++)
+    if (e->conns[i] == sc) {
+      e->conns[i] = e->conns[--e->nconns];
+      return;
+    }
+}
+
+static struct sconn *lru_idle(struct ho_engine *e) HO_REQUIRES(e->mu)
+{
+  struct sconn *best = NULL;
+  for (unsigned i = 0; i < e->nconns; i++) {
+    struct sconn *sc = e->conns[i];
+    if (sc->state == SC_IDLE && (!best || sc->last_used_ns < best->last_used_ns))
+      best = sc;
+  }
+  return best;
+}
+
+/* A key names one live client QP: any other connection under it is stale.
+ * Idle ones go to *v; busy ones are retired when their transfer ends. */
+static unsigned unkey(struct ho_engine *e, const uint8_t gid[16], uint32_t qpn,
+                      struct victim *v) HO_REQUIRES(e->mu)
+{
+  struct sconn *old = find_keyed(e, gid, qpn);
+  if (!old)
+    return 0;
+  old->keyed = false;
+  old->stale = true;
+  if (old->state != SC_IDLE)
+    return 0;
+  unlink_conn(e, old);
+  *v = (struct victim){old, R_STALE};
+  return 1;
+}
+
+static void count_retired(struct ho_engine *e, enum retire_cause why)
+    HO_REQUIRES(e->mu)
+{
+  uint64_t *c[] = {&e->stats.retired_failure, &e->stats.retired_idle,
+                   &e->stats.retired_evicted, &e->stats.retired_stale,
+                   &e->stats.retired_one_shot};
+  if (why < R_NONE)
+    (*c[why])++;
+}
+
+/* Outside the lock: move the QP to ERR (a verbs call), then park it for
+ * its grace period. */
+static void retire(struct ho_engine *e, struct victim v)
+{
+  if (!v.sc)
+    return;
+  struct ho_conn *c = v.sc->conn;
+  free(v.sc);
+  if (c)
+    ho_conn_retire(c);
+  ho_mutex_lock(&e->mu);
+  if (c)
+    ho_retired_add(&e->retired, c, ho_now_ns());
+  count_retired(e, v.why);
+  ho_mutex_unlock(&e->mu);
+}
+
+/* ---- engine lifetime ---------------------------------------------------- */
+
+static hipObjOpError_t choose_device(const struct ho_platform *p,
+                                     const char *nic, char out[HO_NIC_NAME_MAX])
+{
+  static _Thread_local struct ho_nic_info nics[HO_MAX_NICS];
+  size_t n = 0;
+  if (p->topo->ops->list_nics(p->topo, nics, HO_MAX_NICS, &n) != hipObjSuccess)
+    n = 0;
+  if (nic)
+    return ho_select_nic(nics, n, NULL, nic, out);
+  for (size_t i = 0; i < n; i++)
+    if (nics[i].active_port > 0) {
+      memcpy(out, nics[i].name, HO_NIC_NAME_MAX);
+      return hipObjSuccess;
+    }
+  return hipObjNicNotFound;
+}
+
+static hipObjOpError_t worker_init(struct ho_engine *e, struct worker *w)
+{
+  size_t bytes = e->cfg.chunk_size * e->cfg.depth;
+  w->e = e;
+  pthread_cond_init(&w->go_cv, NULL);
+  w->chunks = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+  if (!w->chunks)
+    return hipObjInternalError;
+  w->chunks_mr = e->dev->v->reg_mr(e->dev->pd, w->chunks, bytes,
+                                   IBV_ACCESS_LOCAL_WRITE);
+  return w->chunks_mr ? hipObjSuccess : hipObjRdmaError;
+}
+
+static void worker_fini(struct ho_engine *e, struct worker *w)
+{
+  pthread_cond_destroy(&w->go_cv);
+  if (w->chunks_mr && e->dev->v->dereg_mr(w->chunks_mr) != 0) {
+    ho_warn("engine: cannot deregister chunk buffers: leaked");
+    return;
+  }
+  free(w->chunks);
+}
+
+/* Retire connections idle too long and destroy QPs past their grace. */
+static void reap_once(struct ho_engine *e)
+{
+  struct victim v[16];
+  unsigned n = 0;
+  uint64_t now = ho_now_ns(), limit = (uint64_t)e->cfg.idle_timeout_ms * MS;
+  ho_mutex_lock(&e->mu);
+  for (unsigned i = 0; i < e->nconns && n < 16;) {
+    struct sconn *sc = e->conns[i];
+    if (sc->state == SC_IDLE && now > sc->last_used_ns &&
+        now - sc->last_used_ns > limit) {
+      unlink_conn(e, sc);
+      v[n++] = (struct victim){sc, R_IDLE};
+    } else {
+      i++;
+    }
+  }
+  struct ho_conn *expired = ho_retired_take_expired(&e->retired, now,
+                                                    e->grace_ns);
+  ho_mutex_unlock(&e->mu);
+  ho_conn_destroy_chain(expired);
+  for (unsigned i = 0; i < n; i++)
+    retire(e, v[i]);
+}
+
+static void *reaper_thread(void *arg)
+{
+  struct ho_engine *e = arg;
+  ho_mutex_lock(&e->mu);
+  while (!e->stopping) {
+    struct timespec ts = deadline_ts_ns((uint64_t)REAP_PERIOD_MS * MS);
+    ho_cond_timedwait(&e->reaper_cv, &e->mu, &ts);
+    if (e->stopping)
+      break;
+    ho_mutex_unlock(&e->mu);
+    reap_once(e);
+    ho_mutex_lock(&e->mu);
+  }
+  ho_mutex_unlock(&e->mu);
+  return NULL;
+}
+
+static void init_conds(struct ho_engine *e)
+{
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&e->changed, &ca);
+  pthread_cond_init(&e->reaper_cv, &ca);
+  pthread_condattr_destroy(&ca);
+}
+
+hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
+                                 const struct ho_engine_config *cfg,
+                                 struct ho_engine **out)
+{
+  char name[HO_NIC_NAME_MAX];
+  if (!plat->verbs)
+    return hipObjNicNotFound;
+  struct ho_engine *e = calloc(1, sizeof *e);
+  if (!e)
+    return hipObjInternalError;
+  e->cfg = *cfg;
+  set_defaults(&e->cfg);
+  e->plat = plat;
+  ho_mutex_init(&e->mu);
+  init_conds(e);
+  hipObjOpError_t err = choose_device(plat, cfg->nic, name);
+  if (err == hipObjSuccess)
+    err = ho_device_open(plat->verbs, plat->topo, name, &e->dev);
+  if (err == hipObjSuccess) {
+    const struct ho_qp_tuning *t = ho_vendor_tuning(e->dev->vendor_id);
+    e->grace_ns = ho_retire_grace_ns(t, (uint64_t)e->cfg.grace_ms * MS);
+    e->finish_wait_ns = 2 * ho_qp_retry_budget_ns(t);
+    if (e->finish_wait_ns < (uint64_t)FINISH_WAIT_MS * MS)
+      e->finish_wait_ns = (uint64_t)FINISH_WAIT_MS * MS;
+    e->workers = calloc(e->cfg.qps, sizeof *e->workers);
+    e->conns = calloc(e->cfg.max_connections, sizeof *e->conns);
+    err = e->workers && e->conns ? hipObjSuccess : hipObjInternalError;
+  }
+  for (unsigned i = 0; err == hipObjSuccess && i < e->cfg.qps; i++)
+    err = worker_init(e, &e->workers[i]);
+  if (err == hipObjSuccess &&
+      pthread_create(&e->reaper, NULL, reaper_thread, e) != 0)
+    err = hipObjInternalError;
+  e->reaper_started = err == hipObjSuccess;
+  for (unsigned i = 0; err == hipObjSuccess && i < e->cfg.qps; i++) {
+    struct worker *w = &e->workers[i];
+    w->thread_started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
+    err = w->thread_started ? hipObjSuccess : hipObjInternalError;
+  }
+  if (err != hipObjSuccess) {
+    ho_engine_destroy(e);
+    return err;
+  }
+  *out = e;
+  return hipObjSuccess;
+}
+
+void ho_engine_refuse_new(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  e->refusing = true;
+  ho_mutex_unlock(&e->mu);
+}
+
+static void stop_threads(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  e->stopping = true;
+  pthread_cond_broadcast(&e->reaper_cv);
+  while (e->running > 0)
+    ho_cond_wait(&e->changed, &e->mu);
+  for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
+    pthread_cond_signal(&e->workers[i].go_cv);
+  ho_mutex_unlock(&e->mu);
+  if (e->reaper_started)
+    pthread_join(e->reaper, NULL);
+  for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
+    if (e->workers[i].thread_started)
+      pthread_join(e->workers[i].thread, NULL);
+}
+
+/* At shutdown every connection ends at once: no grace, the process is
+ * going away or the device closes. */
+static void drop_all_conns(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  unsigned n = e->nconns;
+  e->nconns = 0;
+  struct ho_conn *all = ho_retired_take_expired(&e->retired, 0, 0);
+  ho_mutex_unlock(&e->mu);
+  for (unsigned i = 0; i < n; i++) { /* no verbs call under the lock */
+    ho_conn_retire(e->conns[i]->conn);
+    ho_conn_destroy(e->conns[i]->conn);
+    free(e->conns[i]);
+  }
+  ho_conn_destroy_chain(all);
+}
+
+void ho_engine_destroy(struct ho_engine *e)
+{
+  if (!e)
+    return;
+  stop_threads(e);
+  if (e->conns)
+    drop_all_conns(e);
+  for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
+    worker_fini(e, &e->workers[i]);
+  free(e->workers);
+  free(e->conns);
+  ho_device_close(e->dev);
+  pthread_cond_destroy(&e->changed);
+  pthread_cond_destroy(&e->reaper_cv);
+  ho_mutex_destroy(&e->mu);
+  free(e);
+}
+
+void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out)
+{
+  ho_mutex_lock(&e->mu);
+  *out = e->stats;
+  out->conn_live = e->nconns;
+  out->conn_idle = 0;
+  for (unsigned i = 0; i < e->nconns; i++)
+    out->conn_idle += e->conns[i]->state == SC_IDLE;
+  ho_mutex_unlock(&e->mu);
+  out->qp_transitions =
+      atomic_load_explicit(&e->dev->qp_transitions, memory_order_relaxed);
+}
+
+const char *ho_engine_device_name(const struct ho_engine *e)
+{
+  return e->dev->name;
+}
+
+hipObjOpError_t ho_engine_reg(struct ho_engine *e, void *addr, size_t len,
+                              void **mr, uint32_t *lkey)
+{
+  struct ibv_mr *m = e->dev->v->reg_mr(e->dev->pd, addr, len,
+                                       IBV_ACCESS_LOCAL_WRITE);
+  if (!m)
+    return hipObjRdmaError;
+  *mr = m;
+  *lkey = m->lkey;
+  return hipObjSuccess;
+}
+
+int ho_engine_dereg(struct ho_engine *e, void *mr)
+{
+  return e->dev->v->dereg_mr(mr);
+}
+
+bool ho_engine_holds(struct ho_engine *e, const char *token, size_t token_len)
+{
+  struct ho_token t;
+  if (!ho_token_decode(token, token_len, &t) || ho_token_tag(&t) == 0)
+    return false;
+  ho_mutex_lock(&e->mu);
+  struct sconn *sc = find_keyed(e, t.gid, ho_token_qpn(&t));
+  bool ours = sc && ho_token_tag(&t) == ho_conn_tag(sc->id);
+  ho_mutex_unlock(&e->mu);
+  return ours;
+}
+
+unsigned ho_engine_running(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  unsigned n = e->running;
+  ho_mutex_unlock(&e->mu);
+  return n;
+}
+
+static uint64_t random64(void)
+{
+  uint64_t c = 0;
+  if (getrandom(&c, sizeof c, 0) != sizeof c)
+    c = ho_now_ns() ^ (uint64_t)(uintptr_t)&c;
+  return c;
+}
+
+static uint64_t new_cookie(void)
+{
+  uint64_t c = 0;
+  while (c == 0)
+    c = random64();
+  return c;
+}
+
+/* Connection IDs have a non-zero top byte: the tag a token carries. */
+static uint64_t new_conn_id(void)
+{
+  uint64_t id = 0;
+  while (ho_conn_tag(id) == 0)
+    id = random64();
+  return id;
+}
+
+/* ---- the transfer, on the worker's thread ------------------------------- */
+
+static hipObjOpError_t wait_completion(struct worker *w, struct ibv_wc *wc)
+{
+  struct ho_conn *c = w->sc->conn;
+  uint64_t deadline = ho_now_ns() + (uint64_t)w->e->cfg.rdma_timeout_ms * MS;
+  unsigned round = 0;
+  for (;;) {
+    int n = ho_conn_poll(c, wc, 1);
+    if (n < 0)
+      return hipObjRdmaError;
+    if (n == 1) {
+      if (wc->status == IBV_WC_SUCCESS)
+        return hipObjSuccess;
+      ho_warn("engine: QP 0x%x: completion error status %d (vendor 0x%x)",
+              c->qp->qp_num, (int)wc->status, wc->vendor_err);
+      return hipObjRdmaError;
+    }
+    if (ho_now_ns() >= deadline)
+      return hipObjRdmaError;
+    ho_backoff(&round, 200);
+  }
+}
+
+static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
+                                  size_t n)
+{
+  bool direct = w->xo.base != NULL;
+  uint8_t *buf = direct ? w->xo.base + off
+                        : w->chunks + (size_t)idx * w->e->cfg.chunk_size;
+  struct ibv_sge sge = {(uintptr_t)buf, (uint32_t)n,
+                        direct ? w->xo.lkey : w->chunks_mr->lkey};
+  struct ibv_send_wr wr = {
+      .wr_id = WRID_CHUNK | idx,
+      .sg_list = &sge,
+      .num_sge = 1,
+      .opcode = w->op == HIPOBJ_RDMA_OP_GET ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+      .send_flags = IBV_SEND_SIGNALED,
+      .wr = {.rdma = {.remote_addr = w->client.addr + off, .rkey = w->client.rkey}},
+  };
+  struct ibv_send_wr *bad = NULL;
+  if (w->op == HIPOBJ_RDMA_OP_GET && !direct &&
+      w->io.read(w->io.ctx, off, buf, n) != 0)
+    return hipObjInternalError;
+  return w->e->dev->v->post_send(w->sc->conn->qp, &wr, &bad) == 0
+             ? hipObjSuccess
+             : hipObjRdmaError;
+}
+
+struct chunk_state {
+  uint64_t off[32];
+  size_t len[32];
+};
+
+static bool cancelled(const struct worker *w)
+{
+  return w->xo.cancel && atomic_load(w->xo.cancel);
+}
+
+static void note_reads_in_flight(struct worker *w, unsigned n)
+{
+  ho_mutex_lock(&w->e->mu);
+  if (w->op == HIPOBJ_RDMA_OP_PUT && n > w->e->stats.max_reads_in_flight)
+    w->e->stats.max_reads_in_flight = n;
+  ho_mutex_unlock(&w->e->mu);
+}
+
+/* Wait for ready until the ready timeout, or until a full engine cancels
+ * the wait (the worker is wanted, and this client is late). */
+static bool await_ready(struct worker *w)
+{
+  struct ho_engine *e = w->e;
+  bool no_send = false, got = false;
+  unsigned round = 0;
+  uint64_t deadline = ho_now_ns() + (uint64_t)e->cfg.ready_timeout_ms * MS;
+  while (!got) {
+    int n = ho_conn_poll_msg(w->sc->conn, &no_send, &got, &w->ready);
+    if (n < 0)
+      return false;
+    if (n > 0)
+      continue;
+    if (atomic_load(&w->cancel))
+      return false;
+    if (ho_now_ns() >= deadline) {
+      ho_warn("engine: QP 0x%x: no ready message before the ready timeout",
+              w->sc->conn->qp->qp_num);
+      return false;
+    }
+    ho_backoff(&round, 1000);
+  }
+  return w->ready.type == HO_MSG_READY;
+}
+
+/* Key the connection by the spare the client announced, as soon as ready
+ * arrives: the client's next token may come before this transfer ends. */
+static void key_by_announced_spare(struct worker *w)
+{
+  struct ho_engine *e = w->e;
+  struct victim v = {0};
+  if (w->ready.version < HO_PROTO_V2 || w->ready.next_qpn == 0 || e->cfg.fault_v1)
+    return;
+  ho_mutex_lock(&e->mu);
+  if (!w->sc->stale) {
+    if (!(w->sc->keyed && w->sc->key_qpn == w->ready.next_qpn))
+      unkey(e, w->sc->gid, w->ready.next_qpn, &v);
+    w->sc->key_qpn = w->ready.next_qpn;
+    w->sc->keyed = true;
+  }
+  ho_mutex_unlock(&e->mu);
+  retire(e, v);
+}
+
+/* Post final, unless a test knob skips it (*posted false). */
+static hipObjOpError_t post_final(struct worker *w, int status, uint64_t bytes,
+                                  bool *posted)
+{
+  struct ho_engine *e = w->e;
+  struct ho_msg fin = {.type = HO_MSG_FINAL,
+                       .version = w->ready.version,
+                       .status = (uint16_t)status,
+                       .cookie = w->cookie ^ (e->cfg.fault_bad_cookie ? 1 : 0),
+                       .bytes = bytes,
+                       .op = w->ready.op};
+  bool skip = false;
+  ho_mutex_lock(&e->mu);
+  if (e->cfg.fault_skip_final > 0) {
+    e->cfg.fault_skip_final--;
+    skip = true;
+  }
+  ho_mutex_unlock(&e->mu);
+  *posted = !skip;
+  return skip ? hipObjSuccess : ho_conn_send_msg(w->sc->conn, &fin);
+}
+
+/* Send final and wait for its acknowledgement (its send completion). A
+ * final that is not acknowledged fails the transfer: the client may not
+ * have it, and the connection cannot be trusted with another. */
+static bool send_final(struct worker *w, int status, uint64_t bytes)
+{
+  struct ibv_wc wc;
+  bool posted = false;
+  return post_final(w, status, bytes, &posted) == hipObjSuccess && posted &&
+         wait_completion(w, &wc) == hipObjSuccess;
+}
+
+/* The payload moved: count its bytes before final is sent, so that the
+ * counters say so by the time the client learns the outcome. */
+static void note_moved(struct worker *w, uint64_t bytes)
+{
+  ho_mutex_lock(&w->e->mu);
+  if (w->op == HIPOBJ_RDMA_OP_GET)
+    w->e->stats.bytes_written += bytes;
+  else
+    w->e->stats.bytes_read += bytes;
+  ho_mutex_unlock(&w->e->mu);
+}
+
+enum final_state { FINAL_NOT_SENT, FINAL_ACKED, FINAL_LOST };
+
+/* A GET's final goes right behind its last WRITE: RC delivers it after the
+ * WRITEs, and if one of them fails the QP errors and final is flushed, never
+ * delivered. That saves the wait for the WRITEs' acknowledgement. */
+static int post_final_early(struct worker *w, enum final_state *fs)
+{
+  bool posted = false;
+  w->io.finish(w->io.ctx, HO_FINAL_OK, w->size); /* every chunk was read */
+  w->finished = true;
+  note_moved(w, w->size);
+  if (post_final(w, HO_FINAL_OK, w->size, &posted) != hipObjSuccess)
+    return HO_FINAL_RDMA_ERROR;
+  *fs = posted ? FINAL_ACKED : FINAL_LOST; /* ACKED once its completion comes */
+  return HO_FINAL_OK;
+}
+
+/* Move the payload with up to `depth` work requests in flight. Chunks
+ * complete in order on an RC QP, so they are recycled round-robin. */
+static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
+{
+  const size_t chunk = w->e->cfg.chunk_size;
+  const unsigned depth = w->e->cfg.depth;
+  const bool get = w->op == HIPOBJ_RDMA_OP_GET;
+  struct chunk_state cs;
+  uint64_t next = 0;
+  unsigned inflight = 0, head = 0, max_inflight = 0;
+  *moved = 0;
+  while (*moved < w->size) {
+    while (inflight < depth && next < w->size) {
+      if (cancelled(w))
+        return HO_FINAL_STORE_ERROR; /* the chunks in flight die with the QP */
+      unsigned idx = (head + inflight) % depth;
+      size_t n = w->size - next < chunk ? (size_t)(w->size - next) : chunk;
+      hipObjOpError_t err = post_chunk(w, idx, next, n);
+      if (err != hipObjSuccess)
+        return err == hipObjInternalError ? HO_FINAL_STORE_ERROR : HO_FINAL_RDMA_ERROR;
+      cs.off[idx] = next;
+      cs.len[idx] = n;
+      next += n;
+      if (++inflight > max_inflight)
+        max_inflight = inflight;
+      if (get && next == w->size && post_final_early(w, fs) != HO_FINAL_OK)
+        return HO_FINAL_RDMA_ERROR;
+    }
+    struct ibv_wc wc;
+    if (wait_completion(w, &wc) != hipObjSuccess)
+      return HO_FINAL_RDMA_ERROR;
+    unsigned idx = (unsigned)(wc.wr_id & 0xffff);
+    if ((wc.wr_id & ~0xffffull) != WRID_CHUNK || idx != head)
+      return HO_FINAL_RDMA_ERROR;
+    if (!get && !w->xo.base && w->io.write(w->io.ctx, cs.off[idx],
+                            w->chunks + (size_t)idx * chunk, cs.len[idx]) != 0)
+      return HO_FINAL_STORE_ERROR;
+    *moved += cs.len[idx];
+    head = (head + 1) % depth;
+    inflight--;
+  }
+  note_reads_in_flight(w, max_inflight);
+  return HO_FINAL_OK;
+}
+
+static void account(struct worker *w, int status, bool timed_out,
+                    bool final_ok, uint64_t bytes)
+{
+  struct ho_engine *e = w->e;
+  ho_mutex_lock(&e->mu);
+  (void)bytes; /* counted by note_moved(), before final */
+  if (status == HO_FINAL_OK && final_ok) {
+    e->stats.completed++;
+  } else {
+    e->stats.failed++;
+  }
+  if (status == HO_FINAL_OK && !final_ok)
+    e->stats.final_failed++;
+  if (timed_out)
+    e->stats.timed_out++;
+  if (status == HO_FINAL_BAD_COOKIE)
+    e->stats.bad_cookie++;
+  ho_mutex_unlock(&e->mu);
+}
+
+/* Ready's status is 0 (docs/protocol.md, section 4); anything else is a
+ * malformed ready, answered with final status 4. */
+static bool ready_matches(const struct worker *w)
+{
+  return w->ready.status == 0 && w->ready.bytes == w->size &&
+         (w->ready.version < HO_PROTO_V2 || w->ready.op == ho_wire_op(w->op));
+}
+
+/* *finished: io.finish was called (a PUT's commit). *final_ok: the final
+ * message was acknowledged. */
+static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
+                        bool *finished, bool *final_ok)
+{
+  enum final_state fs = FINAL_NOT_SENT;
+  struct ibv_wc wc;
+  *moved = 0;
+  bool ready = await_ready(w);
+  ho_mutex_lock(&w->e->mu);
+  w->awaiting = false;
+  ho_mutex_unlock(&w->e->mu);
+  if (!ready) {
+    *timed_out = true; /* the client never came back: reclaim */
+    *final_ok = false;
+    return HO_FINAL_RDMA_ERROR;
+  }
+  key_by_announced_spare(w);
+  int status = HO_FINAL_OK;
+  if (w->ready.cookie != w->cookie)
+    status = HO_FINAL_BAD_COOKIE;
+  else if (!ready_matches(w))
+    status = HO_FINAL_BAD_REQUEST;
+  else if (cancelled(w))
+    status = HO_FINAL_STORE_ERROR;
+  if (status == HO_FINAL_OK)
+    status = move_payload(w, moved, &fs);
+  /* The payload moved: finish before final is acknowledged (a PUT commits
+   * here, before its final is sent), so the caller's side is done when the
+   * client learns the outcome. */
+  *finished = w->finished;
+  if (status == HO_FINAL_OK && !*finished) {
+    *finished = true;
+    if (w->io.finish(w->io.ctx, HO_FINAL_OK, *moved) != 0 &&
+        w->op == HIPOBJ_RDMA_OP_PUT)
+      status = HO_FINAL_STORE_ERROR;
+  }
+  if (fs == FINAL_NOT_SENT && status == HO_FINAL_OK)
+    note_moved(w, *moved);
+  if (fs == FINAL_NOT_SENT)
+    *final_ok = send_final(w, status, status == HO_FINAL_OK ? *moved : 0);
+  else if (status != HO_FINAL_OK) /* a WRITE failed: final was flushed */
+    *final_ok = false;
+  else /* the early final's completion follows the WRITEs' */
+    *final_ok = fs == FINAL_ACKED && wait_completion(w, &wc) == hipObjSuccess;
+  return status;
+}
+
+static void release_worker(struct ho_engine *e, struct worker *w)
+    HO_REQUIRES(e->mu)
+{
+  w->busy = w->awaiting = false;
+  atomic_store(&w->cancel, false);
+  w->sc = NULL;
+  e->running--;
+  pthread_cond_broadcast(&e->changed);
+}
+
+/* After the transfer: keep the connection for the client's next token, or
+ * retire it. */
+static void end_transfer(struct worker *w, bool ok)
+{
+  struct ho_engine *e = w->e;
+  struct sconn *sc = w->sc;
+  struct victim v = {0};
+  ho_mutex_lock(&e->mu);
+  if (ok && sc->keyed && !sc->stale) {
+    sc->state = SC_IDLE;
+    sc->last_used_ns = ho_now_ns();
+    pthread_cond_broadcast(&e->changed);
+  } else {
+    unlink_conn(e, sc);
+    v = (struct victim){sc, !ok ? R_FAILURE : sc->stale ? R_STALE : R_ONE_SHOT};
+  }
+  ho_mutex_unlock(&e->mu);
+  retire(e, v);
+}
+
+static void run_one(struct worker *w)
+{
+  bool timed_out = false, finished = false, final_ok = true;
+  uint64_t moved = 0;
+  int status = run_transfer(w, &timed_out, &moved, &finished, &final_ok);
+  if (!finished)
+    w->io.finish(w->io.ctx, status, moved);
+  account(w, status, timed_out, final_ok, moved);
+  end_transfer(w, status == HO_FINAL_OK && final_ok);
+  if (w->xo.done) {
+    struct ho_engine_outcome o = {status, moved, timed_out, final_ok,
+                                  cancelled(w)};
+    w->xo.done(w->io.ctx, &o);
+  }
+  /* Released last: once it is, the engine may be destroyed. */
+  ho_mutex_lock(&w->e->mu);
+  release_worker(w->e, w);
+  ho_mutex_unlock(&w->e->mu);
+}
+
+/* A worker's thread: one transfer each time ho_engine_start() says go, no
+ * thread made per transfer. */
+static void *worker_main(void *arg)
+{
+  struct worker *w = arg;
+  struct ho_engine *e = w->e;
+  ho_mutex_lock(&e->mu);
+  for (;;) {
+    while (!w->go && !e->stopping)
+      ho_cond_wait(&w->go_cv, &e->mu);
+    if (!w->go)
+      break;
+    w->go = false;
+    ho_mutex_unlock(&e->mu);
+    run_one(w);
+    ho_mutex_lock(&e->mu);
+  }
+  ho_mutex_unlock(&e->mu);
+  return NULL;
+}
+
+/* ---- starting a transfer, on the caller's thread ------------------------ */
+
+struct plan {
+  struct worker *w;
+  struct sconn *sc;
+  bool reuse;
+  struct victim v[2];
+  unsigned nv;
+};
+
+static struct worker *claim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
+{
+  for (unsigned i = 0; i < e->cfg.qps; i++)
+    if (!e->workers[i].busy)
+      return &e->workers[i];
+  return NULL;
+}
+
+/* Every worker is busy: cancel the transfer that has waited longest for
+ * its ready message, if longer than ready_grace_ms (tokens that never send
+ * ready must not hold the engine), and wait for a worker to free up. */
+static struct worker *reclaim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
+{
+  uint64_t now = ho_now_ns(), grace = (uint64_t)e->cfg.ready_grace_ms * MS;
+  struct worker *late = NULL;
+  for (unsigned i = 0; i < e->cfg.qps; i++) {
+    struct worker *w = &e->workers[i];
+    if (w->busy && w->awaiting && !atomic_load(&w->cancel) &&
+        now - w->awaiting_since_ns >= grace &&
+        (!late || w->awaiting_since_ns < late->awaiting_since_ns))
+      late = w;
+  }
+  if (!late)
+    return NULL;
+  atomic_store(&late->cancel, true);
+  e->stats.ready_reclaimed++;
+  struct timespec until = deadline_ts_ns(e->finish_wait_ns);
+  struct worker *w;
+  while (!(w = claim_worker(e)))
+    if (ho_cond_timedwait(&e->changed, &e->mu, &until) == ETIMEDOUT)
+      return NULL;
+  return w;
+}
+
+/* A client proposes a connection only once its last transfer there has
+ * returned, so a transfer on it still waiting for ready is not the
+ * client's: a replayed token. Cancel it now rather than let the client's
+ * next transfer wait for it (it ends within a millisecond, and retires the
+ * connection: the client gets a new one in this same round trip). */
+static void cancel_awaiting_on(struct ho_engine *e, const struct sconn *sc)
+    HO_REQUIRES(e->mu)
+{
+  for (unsigned i = 0; i < e->cfg.qps; i++) {
+    struct worker *w = &e->workers[i];
+    if (w->busy && w->awaiting && w->sc == sc &&
+        !atomic_exchange(&w->cancel, true))
+      e->stats.ready_reclaimed++;
+  }
+}
+
+/* The connection the token proposes, once its previous transfer ended; NULL
+ * if the proposal does not name one of ours. */
+static struct sconn *proposed_conn(struct ho_engine *e, const struct ho_token *t)
+    HO_REQUIRES(e->mu)
+{
+  uint8_t tag = ho_token_tag(t);
+  struct timespec until = deadline_ts_ns(e->finish_wait_ns);
+  for (;;) {
+    struct sconn *sc = find_keyed(e, t->gid, ho_token_qpn(t));
+    if (!sc || tag == 0 || tag != ho_conn_tag(sc->id) || e->cfg.fault_v1)
+      return NULL;
+    if (sc->state == SC_IDLE)
+      return sc;
+    cancel_awaiting_on(e, sc);
+    if (ho_cond_timedwait(&e->changed, &e->mu, &until) == ETIMEDOUT)
+      return NULL;
+  }
+}
+
+/* A table entry for a new connection, making room if needed. */
+static struct sconn *reserve_conn(struct ho_engine *e, struct plan *p)
+    HO_REQUIRES(e->mu)
+{
+  if (e->nconns >= e->cfg.max_connections) {
+    struct sconn *old = lru_idle(e);
+    if (!old)
+      return NULL;
+    unlink_conn(e, old);
+    p->v[p->nv++] = (struct victim){old, R_EVICTED};
+  }
+  struct sconn *sc = calloc(1, sizeof *sc);
+  if (sc) {
+    sc->state = SC_BUSY;
+    e->conns[e->nconns++] = sc;
+  }
+  return sc;
+}
+
+static enum ho_engine_start_result plan_transfer(struct ho_engine *e,
+                                                 const struct ho_token *t,
+                                                 struct plan *p)
+    HO_REQUIRES(e->mu)
+{
+  if (e->stopping || e->refusing)
+    return HO_ENGINE_BUSY;
+  if (!(p->w = claim_worker(e)) && !(p->w = reclaim_worker(e)))
+    return HO_ENGINE_BUSY;
+  p->w->busy = true; /* held while waiting for a finishing connection */
+  p->w->awaiting = true;
+  p->w->awaiting_since_ns = ho_now_ns();
+  p->sc = proposed_conn(e, t);
+  p->reuse = p->sc != NULL;
+  if (!p->reuse) {
+    p->nv += unkey(e, t->gid, ho_token_qpn(t), &p->v[p->nv]);
+    p->sc = reserve_conn(e, p);
+  }
+  if (!p->sc) {
+    p->w->busy = p->w->awaiting = false;
+    return HO_ENGINE_BUSY;
+  }
+  p->sc->state = SC_BUSY;
+  p->w->sc = p->sc; /* under the lock: cancel_awaiting_on() reads it */
+  e->running++;
+  e->stats.started++;
+  if (p->reuse)
+    e->stats.conn_reused++;
+  return HO_ENGINE_STARTED;
+}
+
+/* A new connection: a fresh QP, connected to the token's QP. */
+static bool connect_new(struct worker *w)
+{
+  struct ho_engine *e = w->e;
+  struct sconn *sc = w->sc;
+  memcpy(sc->gid, w->client.gid, 16);
+  sc->id = new_conn_id();
+  if (ho_conn_create(e->dev, &server_conn_attr, &sc->conn) != hipObjSuccess)
+    return false;
+  if (ho_conn_connect(sc->conn, &w->client,
+                      ho_psn_from_cookie(w->cookie, HO_PSN_SERVER_TO_CLIENT),
+                      ho_psn_from_cookie(w->cookie, HO_PSN_CLIENT_TO_SERVER)) !=
+      hipObjSuccess)
+    return false;
+  ho_mutex_lock(&e->mu);
+  e->stats.conn_made++;
+  ho_mutex_unlock(&e->mu);
+  return true;
+}
+
+/* The transfer never started: undo the plan. */
+static void abandon(struct worker *w)
+{
+  struct ho_engine *e = w->e;
+  struct victim v = {w->sc, R_FAILURE};
+  ho_mutex_lock(&e->mu);
+  unlink_conn(e, w->sc);
+  e->stats.started--;
+  ho_mutex_unlock(&e->mu);
+  retire(e, v);
+  ho_mutex_lock(&e->mu);
+  release_worker(e, w);
+  ho_mutex_unlock(&e->mu);
+}
+
+/* The reply: our QP, the cookie in the address field, the offer in the
+ * reserved fields. */
+static void write_reply(const struct worker *w, char reply[HO_ENGINE_REPLY_MAX])
+{
+  struct ho_token mine;
+  struct ho_conn_offer offer = {.version = HO_PROTO_V2,
+                                .reuse = w->reuse,
+                                .conn_id = w->sc->id};
+  if (w->e->cfg.fault_v1)
+    offer = (struct ho_conn_offer){.version = HO_PROTO_V1};
+  ho_conn_token(w->sc->conn, &mine);
+  mine.addr = w->cookie;
+  ho_offer_encode(&offer, &mine);
+  memcpy(reply, "200:", 4);
+  ho_token_encode(&mine, reply + 4);
+}
+
+static void spawn(struct worker *w)
+{
+  ho_mutex_lock(&w->e->mu);
+  w->go = true;
+  pthread_cond_signal(&w->go_cv);
+  ho_mutex_unlock(&w->e->mu);
+}
+
+enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
+                                            const char *token, size_t token_len,
+                                            int op, uint64_t size,
+                                            const struct ho_engine_io *io,
+                                            char reply[HO_ENGINE_REPLY_MAX])
+{
+  return ho_engine_start_ex(e, token, token_len, op, size, io, NULL, reply);
+}
+
+enum ho_engine_start_result ho_engine_start_ex(
+    struct ho_engine *e, const char *token, size_t token_len, int op,
+    uint64_t size, const struct ho_engine_io *io,
+    const struct ho_engine_xfer_opts *opts, char reply[HO_ENGINE_REPLY_MAX])
+{
+  struct ho_token client;
+  struct plan p = {0};
+  if (!ho_token_decode(token, token_len, &client))
+    return HO_ENGINE_BAD_TOKEN;
+  if (client.transport != HO_TRANSPORT_RC || client.len != size || size == 0 ||
+      (op != HIPOBJ_RDMA_OP_GET && op != HIPOBJ_RDMA_OP_PUT))
+    return HO_ENGINE_DECLINE;
+  ho_mutex_lock(&e->mu);
+  enum ho_engine_start_result r = plan_transfer(e, &client, &p);
+  ho_mutex_unlock(&e->mu);
+  for (unsigned i = 0; i < p.nv; i++)
+    retire(e, p.v[i]);
+  if (r != HO_ENGINE_STARTED)
+    return r;
+  struct worker *w = p.w;
+  w->reuse = p.reuse;
+  w->client = client;
+  w->op = op;
+  w->size = size;
+  w->io = *io;
+  w->xo = opts ? *opts : (struct ho_engine_xfer_opts){0};
+  w->cookie = new_cookie();
+  memset(&w->ready, 0, sizeof w->ready);
+  w->finished = false;
+  if ((!w->reuse && !connect_new(w)) ||
+      ho_conn_post_msg_recv(w->sc->conn) != hipObjSuccess) {
+    abandon(w);
+    return HO_ENGINE_DECLINE;
+  }
+  write_reply(w, reply);
+  spawn(w);
+  return HO_ENGINE_STARTED;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* The server side of the hipObject RC protocol (docs/protocol.md), shared by
+ * hipobj-test-server and by the tests' simulated peer. The HTTP layer calls
+ * ho_engine_start() with the request's token; it answers with the reply
+ * header value at once ("answer first") and moves the payload on a thread of
+ * its own once the client's ready message arrives. */
+#ifndef HO_ENGINE_H
+#define HO_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/platform.h"
+#include "rdma/protocol.h"
+#include "rdma/token.h"
+
+#define HO_ENGINE_REPLY_MAX (4 + HO_TOKEN_HEX + 1)
+
+struct ho_engine_config {
+  const char *nic;            /* device name; NULL: as the library chooses */
+  unsigned qps;               /* concurrent transfers (default 16) */
+  unsigned max_connections;   /* connected QPs kept (default 1024); the
+                                 least recently used idle one makes room */
+  unsigned idle_timeout_ms;   /* retire connections idle this long (60000) */
+  unsigned grace_ms;          /* keep retired QPs this long (2000) */
+  size_t chunk_size;          /* bytes per work request (default 1 MiB) */
+  unsigned depth;             /* work requests in flight (default 4) */
+  unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
+  unsigned ready_grace_ms;    /* with every worker busy, a transfer still
+                                 waiting for ready after this long is
+                                 cancelled for a new one (default 1000) */
+  unsigned rdma_timeout_ms;   /* wait for a completion (default 10000) */
+  /* Test knobs: misbehave on purpose. */
+  unsigned fault_skip_final;  /* the next N transfers move the data but
+                                 never send final */
+  bool fault_bad_cookie;      /* put a different cookie in final */
+  bool fault_v1;              /* answer as a version-1 server: a new
+                                 connection per transfer, offer fields 0 */
+};
+
+/* What the transfer reads from or writes to. Called on the engine's thread. */
+struct ho_engine_io {
+  /* GET: fill buf with n payload bytes starting at off. 0 on success. */
+  int (*read)(void *ctx, uint64_t off, void *buf, size_t n);
+  /* PUT: take n payload bytes starting at off. 0 on success. */
+  int (*write)(void *ctx, uint64_t off, const void *buf, size_t n);
+  /* Once. When the payload moved (status HO_FINAL_OK) it is called before
+   * the final message is acknowledged: for a PUT, before final is sent,
+   * commit the object and return 0, or non-zero if it could not be
+   * committed (the final then says so); for a GET (whose final follows its
+   * last WRITE on the wire) the return value is ignored. A final that is not acknowledged
+   * afterwards fails the transfer in the engine's counters only. Otherwise
+   * it is called at the end with the failure. After this call ctx is not
+   * used again. */
+  int (*finish)(void *ctx, int status, uint64_t bytes);
+  void *ctx;
+};
+
+enum ho_engine_start_result {
+  HO_ENGINE_STARTED = 0,   /* reply holds "200:<server token>" */
+  HO_ENGINE_BAD_TOKEN = 1, /* malformed token: answer 400, no reply header */
+  HO_ENGINE_DECLINE = 2,   /* cannot serve it: answer with reply 501 */
+  HO_ENGINE_BUSY = 3       /* every QP is in use: answer 503 */
+};
+
+struct ho_engine_stats {
+  uint64_t started, completed, failed, timed_out, bad_cookie;
+  uint64_t final_failed; /* the final's send completion failed: counted in
+                            failed too, and the connection retired */
+  uint64_t ready_reclaimed; /* transfers cancelled after ready_grace_ms
+                               without ready, to serve a new request */
+  uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT),
+                                         counted before final is sent */
+  unsigned max_reads_in_flight;
+  /* Connections (docs/protocol.md, section 5). */
+  uint64_t conn_made, conn_reused;
+  uint64_t retired_failure;  /* after a failed transfer */
+  uint64_t retired_idle;     /* idle longer than idle_timeout_ms */
+  uint64_t retired_evicted;  /* made room under max_connections */
+  uint64_t retired_stale;    /* a token named its key as a new QP */
+  uint64_t retired_one_shot; /* the client will not reuse it (version 1 or
+                                no spare announced) */
+  uint64_t qp_transitions;
+  unsigned conn_live, conn_idle;
+};
+
+/* How a transfer ended, for ho_engine_xfer_opts.done. */
+struct ho_engine_outcome {
+  int status;          /* HO_FINAL_* the engine sent (or would have) */
+  uint64_t bytes;      /* payload bytes moved */
+  bool timed_out;      /* the client's ready never came */
+  bool final_ok;       /* the final message was acknowledged */
+  bool cancelled;      /* stopped by opts.cancel */
+};
+
+struct ho_engine;
+
+/* What a transfer started with ho_engine_start_ex() may add to io. */
+struct ho_engine_xfer_opts {
+  /* Registered memory holding the payload: byte `off` of the transfer is at
+   * base + off, in a region registered with ho_engine_reg() (lkey). Chunks
+   * move straight between it and the client, and io.read and io.write are
+   * not called (they may be NULL). base NULL: through the engine's chunk
+   * buffers and io.read/io.write. */
+  uint8_t *base;
+  uint32_t lkey;
+  /* Read by the engine's thread: once set, the transfer stops before its
+   * next chunk (or as soon as ready arrives) and ends with a store-error
+   * final. NULL: not cancellable. */
+  const _Atomic bool *cancel;
+  /* Once, on the engine's thread, after io.finish, with the outcome known
+   * and the connection kept or retired; the transfer's slot is freed after
+   * it returns. NULL: none. */
+  void (*done)(void *ctx, const struct ho_engine_outcome *o);
+};
+
+hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
+                                 const struct ho_engine_config *cfg,
+                                 struct ho_engine **out);
+/* Waits for running transfers to end (they end at their timeouts). */
+void ho_engine_destroy(struct ho_engine *e);
+/* From now on every start is refused (busy): the owner is closing, and
+ * once ho_engine_running() says 0 it stays 0. */
+void ho_engine_refuse_new(struct ho_engine *e);
+
+/* op: HIPOBJ_RDMA_OP_GET (server WRITEs `size` bytes) or HIPOBJ_RDMA_OP_PUT
+ * (server READs `size` bytes). The token's length must equal size.
+ * On HO_ENGINE_STARTED, io->finish will be called exactly once; otherwise
+ * never. */
+enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
+                                            const char *token, size_t token_len,
+                                            int op, uint64_t size,
+                                            const struct ho_engine_io *io,
+                                            char reply[HO_ENGINE_REPLY_MAX]);
+
+/* The same, with the options above (opts NULL: as ho_engine_start). */
+enum ho_engine_start_result ho_engine_start_ex(
+    struct ho_engine *e, const char *token, size_t token_len, int op,
+    uint64_t size, const struct ho_engine_io *io,
+    const struct ho_engine_xfer_opts *opts, char reply[HO_ENGINE_REPLY_MAX]);
+
+/* Registers [addr, addr + len) with the engine's device for local access
+ * (the source or sink of ho_engine_xfer_opts.base). *mr is the handle for
+ * ho_engine_dereg(), *lkey the key to pass in the options. */
+hipObjOpError_t ho_engine_reg(struct ho_engine *e, void *addr, size_t len,
+                              void **mr, uint32_t *lkey);
+/* 0 on success. */
+int ho_engine_dereg(struct ho_engine *e, void *mr);
+
+/* Whether the token proposes a connection this engine keeps (so that it,
+ * and no other engine of the process, should serve it). A malformed token
+ * is not ours. */
+bool ho_engine_holds(struct ho_engine *e, const char *token, size_t token_len);
+/* Transfers running now. */
+unsigned ho_engine_running(struct ho_engine *e);
+
+void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out);
+const char *ho_engine_device_name(const struct ho_engine *e);
+
+#endif
