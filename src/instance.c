@@ -114,11 +114,14 @@ static hipObjOpError_t choose_nic(const struct ho_platform *p,
     ho_debug("GPU %s: no NIC's place in the PCI tree is known: using %s, "
              "the closest by bus id", c->gpu_bus_id, c->nic);
   else if (e == hipObjSuccess && c->gpu >= 0 &&
-           c->rails.near_class >= HO_PATH_NUMA)
-    ho_warn("GPU %s has no NIC below its host bridge: the nearest, %s, is "
-            "across the %s", c->gpu_bus_id, c->nic,
-            c->rails.near_class == HO_PATH_NUMA ? "NUMA node"
-                                                : "host (another NUMA node)");
+           c->rails.near_class == HO_PATH_OTHER)
+    ho_warn("GPU %s has no NIC on its NUMA node: its rails, from %s, cross "
+            "to another node", c->gpu_bus_id, c->nic);
+  else if (e == hipObjSuccess && c->gpu >= 0 &&
+           c->rails.near_class == HO_PATH_NUMA)
+    ho_debug("GPU %s has no NIC below its host bridge: its rails, from %s, "
+             "are on another host bridge of its NUMA node",
+             c->gpu_bus_id, c->nic);
   return e;
 }
 
