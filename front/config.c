@@ -17,7 +17,8 @@ enum {
   OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
   OPT_RDMA_DEPTH, OPT_RDMA_MAX_CONN, OPT_RDMA_IDLE, OPT_FAULT_SKIP_FINAL,
   OPT_RANDOM_ETAGS, OPT_MAX_MEMORY, OPT_MULTIPART_EXPIRY, OPT_MAX_CONN_PER_IP,
-  OPT_CREDENTIALS, OPT_HELP, OPT_VERSION
+  OPT_CREDENTIALS, OPT_HEADER_TIMEOUT, OPT_SHARED_BUCKETS, OPT_HELP,
+  OPT_VERSION
 };
 
 static const struct option options[] = {
@@ -53,6 +54,8 @@ static const struct option options[] = {
     {"multipart-expiry", required_argument, NULL, OPT_MULTIPART_EXPIRY},
     {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_PER_IP},
     {"credentials", required_argument, NULL, OPT_CREDENTIALS},
+    {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+    {"shared-buckets", no_argument, NULL, OPT_SHARED_BUCKETS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -84,7 +87,12 @@ void hs_config_usage(FILE *f)
       "                         HIPOBJ_TEST_SERVER_SECRET_KEY\n"
       "  --credentials FILE     instead: several users, one \"ACCESS_KEY\n"
       "                         SECRET_KEY\" per line ('#' comments); the\n"
-      "                         file must not be readable by others\n"
+      "                         file must be the user's or root's and not\n"
+      "                         readable by others\n"
+      "  --shared-buckets       with several users: they share every bucket\n"
+      "                         (each reads, changes and deletes the\n"
+      "                         others' objects; no owners here); required\n"
+      "                         for a file of more than one user\n"
       "  --max-clock-skew SEC   reject signed requests dated further than SEC\n"
       "                         from now (default 900; 0: do not check)\n"
       "\n"
@@ -121,7 +129,11 @@ void hs_config_usage(FILE *f)
       "  --max-connections N    concurrent connections (default 1024)\n"
       "  --max-connections-per-ip N\n"
       "                         concurrent connections from one address\n"
-      "                         (default 512; 0: no limit)\n"
+      "                         (default: an eighth of --max-connections,\n"
+      "                         128; 0: no limit)\n"
+      "  --header-timeout SEC   a request's line and headers must arrive\n"
+      "                         within SEC, however slowly they trickle\n"
+      "                         (default 30)\n"
       "  --idle-timeout SEC     close idle connections after SEC (default 60)\n"
       "  --max-buckets N        (default 1000)\n"
       "  --max-uploads N        multipart uploads in progress (default 10000)\n"
@@ -210,7 +222,16 @@ static void defaults(struct hs_config *c)
   c->rdma_max_connections = 1024;
   c->rdma_idle_timeout_ms = 60000;
   c->multipart_expiry_s = 86400;
-  c->max_connections_per_ip = 512;
+  c->max_connections_per_ip = 0; /* hs_config_per_ip(): an eighth */
+  c->header_timeout_s = 30;
+}
+
+unsigned hs_config_per_ip(const struct hs_config *c)
+{
+  if (c->max_connections_per_ip_set)
+    return c->max_connections_per_ip;
+  unsigned n = c->max_connections / 8;
+  return n ? n : 1;
 }
 
 static bool set_size(const char *arg, uint64_t min, uint64_t *out)
@@ -272,7 +293,12 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   case OPT_MULTIPART_EXPIRY:
     return parse_uint(arg, 30 * 86400, &c->multipart_expiry_s);
   case OPT_MAX_CONN_PER_IP:
+    c->max_connections_per_ip_set = true;
     return parse_uint(arg, 1000000, &c->max_connections_per_ip);
+  case OPT_SHARED_BUCKETS: c->shared_buckets = true; return true;
+  case OPT_HEADER_TIMEOUT:
+    return parse_uint(arg, 86400, &c->header_timeout_s) &&
+           c->header_timeout_s > 0;
   case OPT_RDMA_CHUNK:
     return set_size(arg, 4096, &c->rdma_chunk_size) &&
            c->rdma_chunk_size <= (1ull << 30);

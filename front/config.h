@@ -47,6 +47,10 @@ struct hs_config {
   uint64_t max_memory;       /* the memory store's total; 0: half of RAM */
   unsigned multipart_expiry_s; /* 0: uploads never expire */
   unsigned max_connections_per_ip; /* 0: no limit */
+  bool max_connections_per_ip_set; /* else hs_config_per_ip() derives it */
+  unsigned header_timeout_s; /* a request's head must arrive in this (30) */
+  bool shared_buckets; /* the test server's users of --credentials share
+                          every bucket, said explicitly */
 };
 
 enum hs_config_result { HS_CONFIG_OK, HS_CONFIG_HELP, HS_CONFIG_VERSION,
@@ -71,6 +75,11 @@ bool hs_config_set(struct hs_config *c, const char *name, const char *arg);
 enum hs_err hs_config_load_credentials(struct hs_config *c,
                                        struct hs_credentials **owned,
                                        struct hs_buf *why);
+
+/* The per-address connection limit in force: the one given, else an
+ * eighth of --max-connections (at least 1), so that a few addresses
+ * cannot hold every connection. 0: no limit. */
+unsigned hs_config_per_ip(const struct hs_config *c);
 
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (meaning 127.0.0.1). */
 bool hs_parse_listen(const char *s, char host[256], uint16_t *port);

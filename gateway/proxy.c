@@ -31,6 +31,7 @@
 #include "auth/auth.h"
 #include "auth/awschunk.h"
 #include "auth/checksum.h"
+#include "auth/credentials.h"
 #include "auth/sigv4.h"
 #include "gateway.h"
 #include "http.h"
@@ -315,6 +316,14 @@ static enum hs_err authenticate(struct gw_op *op, bool rdma)
   return err;
 }
 
+/* "127.x.y.z:port", "[::1]:port" or "[::ffff:127.x.y.z]:port" (the front's
+ * form of the peer's address). */
+static bool loopback_peer(const char *peer)
+{
+  return peer && (!strncmp(peer, "127.", 4) || !strncmp(peer, "[::1]:", 6) ||
+                  !strncmp(peer, "[::ffff:127.", 12));
+}
+
 static void local(struct gw_op *op)
 {
   op->mode = GW_LOCAL;
@@ -327,6 +336,11 @@ static void local(struct gw_op *op)
   }
   if (op->path.len != 14 || memcmp(op->path.p, "/_hipobj/stats", 14)) {
     gw_op_error(op, HS_ERR_INVALID_URI, "Unknown gateway endpoint.");
+    return;
+  }
+  if (!op->gw->cfg->public_stats && !loopback_peer(op->req.peer)) {
+    gw_op_error(op, HS_ERR_ACCESS_DENIED, "The gateway's counters are "
+                "served to its own host only (--public-stats).");
     return;
   }
   struct hs_buf conns;
@@ -403,6 +417,11 @@ static enum hs_err fill_call(struct gw_op *op, struct gw_call_req *cr,
       .head = !strcmp(op->req.method, "HEAD")};
   if (cr->nheaders == SIZE_MAX)
     return HS_ERR_HEADERS_TOO_LARGE;
+  /* the store identity of the authenticated user (--credentials) */
+  const struct hs_credentials *users = op->gw->cfg->front.auth.credentials;
+  if (users && !hs_credentials_store(users, op->auth.sig.access_key,
+                                     &cr->access_key, &cr->secret_key))
+    cr->access_key = cr->secret_key = NULL;
   if (op->chunked) {
     cr->nheaders = decoded_headers(op, kv, cr->nheaders);
     cr->length = op->decoded_len;
@@ -520,6 +539,17 @@ static enum hs_step op_begin(void *p)
   if (has_body(op)) {
     gw_op_error(op, HS_ERR_INVALID_ARGUMENT,
                 "A request with x-amz-rdma-token has no body.");
+    return HS_STEP_RESPOND;
+  }
+  /* A declared x-amz-content-sha256 is the empty body's (as in the test
+   * server): a token GET's payload goes the other way. */
+  char declared[65];
+  if (op->auth.payload == HS_PAYLOAD_SHA256)
+    hs_hex(op->auth.expected, HS_SHA256_LEN, declared);
+  if (!strcmp(op->req.method, "GET") &&
+      op->auth.payload == HS_PAYLOAD_SHA256 &&
+      strcmp(declared, HS_EMPTY_SHA256) != 0) {
+    gw_op_error(op, HS_ERR_SHA256_MISMATCH, NULL);
     return HS_STEP_RESPOND;
   }
   struct hs_kv kv[FWD_HEADERS_MAX];

@@ -137,6 +137,22 @@ int main(int argc, char **argv)
     hs_buf_free(&err);
     return 1;
   }
+  /* No bucket owners here: several users share everything, which is said
+   * explicitly; store identities are the gateway's. */
+  const char *bad = NULL;
+  if (hs_credentials_has_store(users))
+    bad = "a store identity (a third and fourth field) is for "
+          "hipobj-gateway";
+  else if (hs_credentials_count(users) > 1 && !cfg.shared_buckets)
+    bad = "its users would share every bucket (this server has no bucket "
+          "owners): say --shared-buckets";
+  if (bad) {
+    fprintf(stderr, PROG ": --credentials %s: %s\n", cfg.credentials_file,
+            bad);
+    hs_buf_free(&err);
+    hs_credentials_free(users);
+    return 1;
+  }
   hs_buf_free(&err);
   /* Every thread inherits this mask; only the main thread takes signals. */
   sigset_t set;

@@ -548,7 +548,8 @@ const char *hipObjGetErrorString(hipObjOpError_t err)
       [hipObjBufAlreadyRegistered] = "buffer already registered",
       [hipObjNicNotFound] = "no usable RDMA NIC found",
       [hipObjDmabufNotSupported] = "GPU memory cannot be registered for RDMA",
-      [hipObjSizeTooLarge] = "size too large",
+      [hipObjSizeTooLarge] =
+          "size too large, or above what RLIMIT_MEMLOCK lets the process pin",
       [hipObjInternalError] = "internal error",
       [hipObjNotSupported] = "not supported",
       [hipObjBusy] = "busy: resource in use",

@@ -17,6 +17,8 @@
 struct user {
   char *key;
   char *secret;
+  char *store_key;    /* the store identity it acts as (gateway); NULL: */
+  char *store_secret; /* the gateway's --backend keys */
 };
 
 struct hs_credentials {
@@ -64,15 +66,20 @@ static enum hs_err parse_line(struct hs_credentials *c, char *s, char *end,
   if (!key || key[0] == '#')
     return HS_OK;
   char *secret = field(&s, end);
+  char *store_key = secret ? field(&s, end) : NULL;
+  char *store_secret = store_key ? field(&s, end) : NULL;
   const char *bad = NULL;
   if (!secret)
     bad = "a user needs an access key and a secret key";
+  else if (store_key && !store_secret)
+    bad = "a store identity needs an access key and a secret key";
   else if (field(&s, end))
-    bad = "more than two fields (a key cannot contain a blank)";
-  else if (strlen(key) > KEY_MAX)
-    bad = "the access key is longer than 128 characters";
-  else if (!key_ok(key))
-    bad = "the access key has a character no signature can carry (letters, "
+    bad = "more than four fields (a key cannot contain a blank)";
+  else if (strlen(key) > KEY_MAX ||
+           (store_key && strlen(store_key) > KEY_MAX))
+    bad = "an access key is longer than 128 characters";
+  else if (!key_ok(key) || (store_key && !key_ok(store_key)))
+    bad = "an access key has a character no signature can carry (letters, "
           "digits and -_.~+= are allowed)";
   else if (hs_credentials_secret(c, key))
     bad = "this access key appears twice";
@@ -80,7 +87,7 @@ static enum hs_err parse_line(struct hs_credentials *c, char *s, char *end,
     hs_buf_printf(why, "line %u: %s", line, bad);
     return HS_ERR_INVALID_ARGUMENT;
   }
-  c->v[c->n++] = (struct user){key, secret};
+  c->v[c->n++] = (struct user){key, secret, store_key, store_secret};
   return HS_OK;
 }
 
@@ -197,6 +204,51 @@ const char *hs_credentials_secret(const struct hs_credentials *c,
     if (strcmp(c->v[i].key, access_key) == 0)
       return c->v[i].secret;
   return NULL;
+}
+
+bool hs_credentials_store(const struct hs_credentials *c,
+                          const char *access_key, const char **store_key,
+                          const char **store_secret)
+{
+  for (size_t i = 0; c && i < c->n; i++)
+    if (strcmp(c->v[i].key, access_key) == 0 && c->v[i].store_key) {
+      *store_key = c->v[i].store_key;
+      *store_secret = c->v[i].store_secret;
+      return true;
+    }
+  return false;
+}
+
+bool hs_credentials_has_store(const struct hs_credentials *c)
+{
+  for (size_t i = 0; c && i < c->n; i++)
+    if (c->v[i].store_key)
+      return true;
+  return false;
+}
+
+/* Users i and j act as the same store identity. */
+static bool same_identity(const struct user *a, const struct user *b,
+                          const char *fallback)
+{
+  const char *x = a->store_key ? a->store_key : fallback;
+  const char *y = b->store_key ? b->store_key : fallback;
+  if (!x || !y)
+    return !x && !y; /* both anonymous */
+  return strcmp(x, y) == 0;
+}
+
+bool hs_credentials_shared(const struct hs_credentials *c,
+                           const char *fallback, struct hs_buf *why)
+{
+  for (size_t i = 0; c && i < c->n; i++)
+    for (size_t j = i + 1; j < c->n; j++)
+      if (same_identity(&c->v[i], &c->v[j], fallback)) {
+        hs_buf_printf(why, "users %s and %s would act as one store identity",
+                      c->v[i].key, c->v[j].key);
+        return true;
+      }
+  return false;
 }
 
 size_t hs_credentials_count(const struct hs_credentials *c)

@@ -36,6 +36,7 @@ step() { # label, then the command
   "$@" >>"$log" 2>&1 || { echo "go: $label failed" >>"$log"; rc=1; }
 }
 step vet go vet ./...
+step vet-vm go vet -tags hipobj_vm ./... # the VM lane's cases compile
 step test go test -count=1 -v "$@" ./...
 tags="default"
 if [ -e "$ho_build/integrations/go/libhipobj_gofabric.so" ]; then

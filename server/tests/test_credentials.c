@@ -138,6 +138,52 @@ static void cred1(void **state)
   hs_credentials_free(c);
 }
 
+/* GW-2: a line maps a client's key pair to a store identity; users who
+ * would act as one store identity are found. */
+static void store_identities(void **state)
+{
+  struct hs_credentials *c = NULL;
+  char w[200];
+  assert_int_equal(parse("ALICE as SA ss\nBOB bs SB sb\n", &c, w, sizeof w),
+                   HS_OK);
+  const char *k = NULL, *sec = NULL;
+  assert_true(hs_credentials_store(c, "ALICE", &k, &sec));
+  assert_string_equal(k, "SA");
+  assert_string_equal(sec, "ss");
+  assert_true(hs_credentials_store(c, "BOB", &k, &sec));
+  assert_string_equal(k, "SB");
+  assert_false(hs_credentials_store(c, "CAROL", &k, &sec));
+  assert_true(hs_credentials_has_store(c));
+  struct hs_buf why;
+  hs_buf_init(&why, 0);
+  assert_false(hs_credentials_shared(c, "DEFAULT", &why));
+  assert_false(hs_credentials_shared(c, NULL, &why));
+  hs_credentials_free(c);
+  /* sharing: two without their own (the default, or anonymous), one with
+   * the default's key, two with the same */
+  const char *shared[] = {"A a\nB b\n", "A a\nB b DEFAULT d\n",
+                          "A a S s\nB b S t\n"};
+  for (size_t i = 0; i < 3; i++) {
+    assert_int_equal(parse(shared[i], &c, w, sizeof w), HS_OK);
+    hs_buf_free(&why);
+    assert_true(hs_credentials_shared(c, "DEFAULT", &why));
+    assert_non_null(strstr(hs_buf_cstr(&why), "users A and B"));
+    hs_credentials_free(c);
+  }
+  assert_int_equal(parse("A a\nB b\n", &c, w, sizeof w), HS_OK);
+  assert_true(hs_credentials_shared(c, NULL, &why)); /* both anonymous */
+  assert_false(hs_credentials_has_store(c));
+  hs_credentials_free(c);
+  assert_int_equal(parse("A a\nB b SB sb\n", &c, w, sizeof w), HS_OK);
+  assert_false(hs_credentials_shared(c, "DEFAULT", &why)); /* one each */
+  hs_credentials_free(c);
+  hs_buf_free(&why);
+  /* malformed store identities */
+  const char *bad[] = {"A a S\n", "A a S s x\n", "A a S/x s\n"};
+  for (size_t i = 0; i < 3; i++)
+    assert_int_equal(parse(bad[i], &c, w, sizeof w), HS_ERR_INVALID_ARGUMENT);
+}
+
 /* A GET signed by `key` with `secret`, checked by a server with users. */
 static enum hs_err check(const struct hs_credentials *users, const char *key,
                          const char *secret)
@@ -191,6 +237,6 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(users), cmocka_unit_test(refusals),
       cmocka_unit_test(file_mode), cmocka_unit_test(several_users_sign),
-      cmocka_unit_test(cred1)};
+      cmocka_unit_test(cred1), cmocka_unit_test(store_identities)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,3 +144,6 @@ func GetInfo() (Info, error) {
 	}
 	return out, nil
 }
+
+// MaxBufferSize is the largest buffer the library registers (4 GiB).
+const MaxBufferSize = uint64(C.HIPOBJ_MAX_BUFFER_SIZE)

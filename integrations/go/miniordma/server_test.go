@@ -38,6 +38,13 @@ func startServer(t *testing.T, args ...string) *testServer {
 	}
 	a := append([]string{"--listen", "127.0.0.1:0", "--min-part-size", "1K",
 		"--access-key", testAK, "--secret-key", testSK}, args...)
+	return startProc(t, bin, a)
+}
+
+// startProc starts bin (the test server, or the gateway, which prints the
+// same "listening on" line) with args and waits for its address.
+func startProc(t *testing.T, bin string, a []string) *testServer {
+	t.Helper()
 	cmd := exec.Command(bin, a...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
