@@ -78,10 +78,15 @@ struct gw_op {
 struct hs_response *gw_op_resp(struct gw_op *op) { return &op->resp; }
 struct gw_server *gw_op_server(struct gw_op *op) { return op->gw; }
 
+struct hs_err_where gw_op_error_where(const struct gw_op *op)
+{
+  return (struct hs_err_where){NULL, NULL, 0, op->path.p, op->path.len,
+                               op->request_id};
+}
+
 void gw_op_error(struct gw_op *op, enum hs_err err, const char *message)
 {
-  struct hs_err_where w = {NULL, NULL, 0, op->path.p, op->path.len,
-                           op->request_id};
+  struct hs_err_where w = gw_op_error_where(op);
   hs_resp_error(&op->resp, err, message, &w, !strcmp(op->req.method, "HEAD"));
   op->done = true;
 }

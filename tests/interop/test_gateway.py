@@ -197,6 +197,20 @@ def forged_bodies(gw, be_s3, c):
     st, hdrs, _ = raw(gw.url, "GET", path, h)
     c.eq((st, {k.lower(): v for k, v in hdrs.items()}.get("x-amz-rdma-reply")),
          (501, "501"), "token without RDMA: 501 and reply 501")
+    # NVIDIA cuObject's descriptor, bare or with ":addr:size": 501 and reply
+    # 501 as from the test server, so that its client falls back (the
+    # library's hipObjServerParseToken declines it; it once was 400 here)
+    cuobj = "00007f7c2a" + "0" * 40 + "2c9d8a7fe80" + "0" * 14 + "a1b2c3"
+    for t in (cuobj, cuobj + ":00007f7c2a000000:0000000000001000"):
+        for method in ("GET", "PUT"):
+            h = sign(method, gw.url, path, tb.AK, tb.SK,
+                     {"x-amz-rdma-token": t}, hashlib.sha256(b"").hexdigest())
+            st, hdrs, _ = raw(gw.url, method, path, h)
+            reply = {k.lower(): v for k, v in hdrs.items()}.get(
+                "x-amz-rdma-reply")
+            c.eq((st, reply), (501, "501"),
+                 "%s cuObject descriptor (%d chars): 501, reply 501"
+                 % (method, len(t)))
 
 
 def backend_requests(be):
