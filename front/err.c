@@ -133,6 +133,8 @@ static const struct err_row rows[HS_ERR__COUNT] = {
     [HS_ERR_UNAVAILABLE] = {503, "ServiceUnavailable",
                             "The storage behind this endpoint cannot be "
                             "reached; try again later."},
+    [HS_ERR_INVALID_TAG] = {400, "InvalidTag",
+                            "The tag provided was not a valid tag."},
 };
 
 static const struct err_row *row(enum hs_err err)

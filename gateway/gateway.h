@@ -71,6 +71,8 @@ const char *gw_op_request_id(const struct gw_op *op);
 /* The backend could not be reached (503). Takes the call. */
 void gw_op_backend_failed(struct gw_op *op, struct gw_call *call);
 struct hs_response *gw_op_resp(struct gw_op *op);
+/* What an error document of the op names (its resource, its request id). */
+struct hs_err_where gw_op_error_where(const struct gw_op *op);
 struct gw_server *gw_op_server(struct gw_op *op);
 
 /* A request with x-amz-rdma-token for GetObject, PutObject or UploadPart,

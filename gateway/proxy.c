@@ -78,10 +78,15 @@ struct gw_op {
 struct hs_response *gw_op_resp(struct gw_op *op) { return &op->resp; }
 struct gw_server *gw_op_server(struct gw_op *op) { return op->gw; }
 
+struct hs_err_where gw_op_error_where(const struct gw_op *op)
+{
+  return (struct hs_err_where){NULL, NULL, 0, op->path.p, op->path.len,
+                               op->request_id};
+}
+
 void gw_op_error(struct gw_op *op, enum hs_err err, const char *message)
 {
-  struct hs_err_where w = {NULL, NULL, 0, op->path.p, op->path.len,
-                           op->request_id};
+  struct hs_err_where w = gw_op_error_where(op);
   hs_resp_error(&op->resp, err, message, &w, !strcmp(op->req.method, "HEAD"));
   op->done = true;
 }
@@ -279,7 +284,9 @@ static bool bodiless_method(const struct gw_op *op)
   return !strcmp(m, "GET") || !strcmp(m, "HEAD") || !strcmp(m, "DELETE");
 }
 
-/* GetObject, PutObject or UploadPart: what a token may carry. */
+/* GetObject (by part number too), PutObject or UploadPart: what a token
+ * may carry (as the test server's hs_s3_token_route()); a token on another
+ * operation is no RDMA request, and the request is forwarded as HTTP. */
 static bool carries_payload(const struct gw_op *op)
 {
   const char *p = op->path.p;
@@ -288,15 +295,26 @@ static bool carries_payload(const struct gw_op *op)
   if (!slash || slash + 1 >= p + n)
     return false; /* no key */
   const struct hs_headers *h = &op->req.headers;
-  if (!strcmp(op->req.method, "GET"))
-    return !hs_query_get(&op->query, "uploadId") &&
-           !hs_query_get(&op->query, "tagging") &&
-           !hs_query_get(&op->query, "acl");
-  if (!strcmp(op->req.method, "PUT"))
-    return !hs_header_get(h, "x-amz-copy-source") &&
-           !hs_query_get(&op->query, "tagging") &&
-           !hs_query_get(&op->query, "acl");
-  return false;
+  const struct hs_query *q = &op->query;
+  bool get = !strcmp(op->req.method, "GET");
+  if (!get && strcmp(op->req.method, "PUT") != 0)
+    return false;
+  /* only the parameters of those operations: any other names another
+   * operation (?attributes, ?tagging, ?acl, ?uploadId alone, ...) */
+  for (size_t i = 0; i < q->n; i++) {
+    const char *pn = q->p[i].name;
+    bool ok = !strcmp(pn, "x-id") || !strcmp(pn, "partNumber") ||
+              (get ? !strncmp(pn, "response-", 9) ||
+                         (!strcmp(pn, "versionId") &&
+                          !strcmp(q->p[i].value, "null"))
+                   : !strcmp(pn, "uploadId"));
+    if (!ok)
+      return false;
+  }
+  if (get)
+    return true;
+  return !hs_header_get(h, "x-amz-copy-source") &&
+         !hs_query_get(q, "partNumber") == !hs_query_get(q, "uploadId");
 }
 
 static enum hs_err authenticate(struct gw_op *op, bool rdma)

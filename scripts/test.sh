@@ -78,6 +78,11 @@ if [ -f build/ci-clang/src/libhipobj.so ]; then
   echo "$out" | tail -n 40
   record "$(echo "$out" | grep -E '^python: ' | tail -n1)"
   [ $rc -eq 0 ] || status=1
+  # pip install ./python alone: CMake builds the libraries it ships
+  out=$(bash python/tests/pip-alone.sh build/ci-clang 2>&1); rc=$?
+  echo "$out" | tail -n 30
+  record "$(echo "$out" | grep -E '^python-pip: ' | tail -n1)"
+  [ $rc -eq 0 ] || status=1
 else
   record "python: NOT RUN (the clang lane did not build)"; status=1
 fi

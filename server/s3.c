@@ -294,6 +294,8 @@ void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info)
                  : info->attrs.content_type[0] ? info->attrs.content_type
                                                : "binary/octet-stream");
   hs_resp_header(r, "Accept-Ranges", "bytes");
+  if (info->tag_count)
+    hs_resp_headerf(r, "x-amz-tagging-count", "%u", info->tag_count);
   for (size_t k = 0; k < NKEPT; k++) {
     const char *v = override(op, kept[k].override);
     size_t vl;
@@ -454,6 +456,9 @@ static enum hs_step dispatch_begin(struct hs_op *op)
   case HS_OP_HEAD_OBJECT:
   case HS_OP_DELETE_OBJECT:
   case HS_OP_GET_OBJECT_TAGGING:
+  case HS_OP_PUT_OBJECT_TAGGING:
+  case HS_OP_DELETE_OBJECT_TAGGING:
+  case HS_OP_GET_OBJECT_ATTRIBUTES:
     return hs_s3_object_begin(op);
   case HS_OP_CREATE_UPLOAD:
   case HS_OP_UPLOAD_PART:
@@ -476,6 +481,9 @@ static void dispatch_end(struct hs_op *op)
   case HS_OP_HEAD_OBJECT:
   case HS_OP_DELETE_OBJECT:
   case HS_OP_GET_OBJECT_TAGGING:
+  case HS_OP_PUT_OBJECT_TAGGING:
+  case HS_OP_DELETE_OBJECT_TAGGING:
+  case HS_OP_GET_OBJECT_ATTRIBUTES:
     hs_s3_object_end(op);
     break;
   case HS_OP_CREATE_UPLOAD:

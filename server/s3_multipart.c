@@ -32,7 +32,7 @@ static enum hs_err upload_id(struct hs_op *op)
 }
 
 /* partNumber: 1..10000 in decimal, nothing else. */
-static enum hs_err part_number(struct hs_op *op)
+enum hs_err hs_op_part_number(struct hs_op *op)
 {
   const struct hs_param *p = hs_query_get(&op->query, "partNumber");
   const char *v = p ? p->value : "";
@@ -53,7 +53,7 @@ static enum hs_err part_number(struct hs_op *op)
 
 enum hs_err hs_op_part_args(struct hs_op *op)
 {
-  enum hs_err err = part_number(op);
+  enum hs_err err = hs_op_part_number(op);
   return err ? err : upload_id(op);
 }
 
@@ -102,9 +102,20 @@ static void create_end(struct hs_op *op)
     hs_op_error_msg(op, err, msg);
     return;
   }
+  const char *tv = hs_header_get(&op->req.headers, "x-amz-tagging");
+  char *tags = NULL;
+  if (!err && tv && (err = hs_parse_tagging_header(tv, &tags, &msg))) {
+    hs_op_error_msg(op, err, msg);
+    return;
+  }
   if (!err)
     err = hs_store_upload_create(op->srv->store, op->bucket, op->key, &attrs,
                                  id);
+  if (!err && tags &&
+      (err = hs_store_upload_tags(op->srv->store, op->bucket, op->key, id,
+                                  tags)))
+    hs_store_upload_abort(op->srv->store, op->bucket, op->key, id);
+  free(tags);
   if (err) {
     hs_op_error(op, err == HS_ERR_TOO_MANY ? HS_ERR_SLOW_DOWN : err);
     return;

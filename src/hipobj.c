@@ -196,14 +196,28 @@ static hipObjOpError_t check_final(const struct ho_msg *ready,
   return hipObjSuccess;
 }
 
+/* The one direction a transfer lets the server use: it WRITEs a GET's
+ * payload, READs a PUT's. */
+static int direction_access(const struct xfer *x)
+{
+  return x->op == HIPOBJ_RDMA_OP_GET ? IBV_ACCESS_REMOTE_WRITE
+                                     : IBV_ACCESS_REMOTE_READ;
+}
+
+static hipObjOpError_t exchange_rc(struct ho_instance *inst,
+                                   struct ho_lease *l, struct ho_conn *c,
+                                   uint64_t cookie,
+                                   const struct ho_conn_offer *po,
+                                   const struct xfer *x);
+
 /* After a success reply: ride the connection or connect the spare (the
- * server's offer decides), send ready with the server's cookie, wait for
- * the final message and check it. */
+ * server's offer decides); without windows grant the QP the transfer's
+ * direction for its duration only; send ready with the server's cookie,
+ * wait for the final message and check it. */
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
                                  const struct ho_reply *reply,
                                  const struct xfer *x)
 {
-  const uint64_t size = x->size;
   const uint64_t cookie = reply->peer.addr;
   struct ho_conn_offer offer;
   struct ho_conn *c = NULL;
@@ -216,6 +230,29 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   if (e != hipObjSuccess || ho_conn_post_msg_recv(c) != hipObjSuccess ||
       open_window(inst, l, c, x) != hipObjSuccess)
     return hipObjRdmaError;
+  if (!inst->config.scoped) {
+    if (ho_conn_set_access(c, direction_access(x)) != hipObjSuccess)
+      return hipObjRdmaError;
+    e = exchange_rc(inst, l, c, cookie, &offer, x);
+    /* nothing between transfers: revoked on every path (a failed
+     * connection is retired as well) */
+    if (ho_conn_set_access(c, 0) != hipObjSuccess && e == hipObjSuccess)
+      e = hipObjRdmaError;
+    return e;
+  }
+  return exchange_rc(inst, l, c, cookie, &offer, x);
+}
+
+/* Ready, the wait for final, and the window's end. */
+static hipObjOpError_t exchange_rc(struct ho_instance *inst,
+                                   struct ho_lease *l, struct ho_conn *c,
+                                   uint64_t cookie,
+                                   const struct ho_conn_offer *po,
+                                   const struct xfer *x)
+{
+  const uint64_t size = x->size;
+  const struct ho_conn_offer offer = *po;
+  hipObjOpError_t e;
   struct ho_msg ready = {.type = HO_MSG_READY,
                          .version = offer.version,
                          .cookie = cookie,

@@ -15,13 +15,18 @@ static ho_mutex init_mu = HO_MUTEX_INIT;
 static ho_rwlock cur_lock HO_ACQUIRED_AFTER(init_mu) = HO_RWLOCK_INIT;
 static struct ho_instance *cur HO_GUARDED_GLOBAL(cur_lock);
 
-/* A transfer's connection: 8 send and 8 receive WRs, and the peer may read
- * and write the buffers its token names. */
-static const struct ho_conn_attr client_conn_attr = {
-    .max_send_wr = 8,
-    .max_recv_wr = 8,
-    .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
-};
+/* A transfer's connection: 8 send and 8 receive WRs. With windows the peer
+ * may read and write through the QP, and each window limits it to one
+ * transfer's range and direction. Without them the QP grants nothing
+ * until a transfer grants its direction (ho_conn_set_access, hipobj.c). */
+static struct ho_conn_attr client_conn_attr(bool scoped)
+{
+  return (struct ho_conn_attr){
+      .max_send_wr = 8,
+      .max_recv_wr = 8,
+      .qp_access =
+          scoped ? IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE : 0};
+}
 
 /* How long a retired QP is kept before it is destroyed: longer than the
  * peer's retry budget (docs/protocol.md, section 7), so that its late
@@ -114,11 +119,14 @@ static hipObjOpError_t choose_nic(const struct ho_platform *p,
     ho_debug("GPU %s: no NIC's place in the PCI tree is known: using %s, "
              "the closest by bus id", c->gpu_bus_id, c->nic);
   else if (e == hipObjSuccess && c->gpu >= 0 &&
-           c->rails.near_class >= HO_PATH_NUMA)
-    ho_warn("GPU %s has no NIC below its host bridge: the nearest, %s, is "
-            "across the %s", c->gpu_bus_id, c->nic,
-            c->rails.near_class == HO_PATH_NUMA ? "NUMA node"
-                                                : "host (another NUMA node)");
+           c->rails.near_class == HO_PATH_OTHER)
+    ho_warn("GPU %s has no NIC on its NUMA node: its rails, from %s, cross "
+            "to another node", c->gpu_bus_id, c->nic);
+  else if (e == hipObjSuccess && c->gpu >= 0 &&
+           c->rails.near_class == HO_PATH_NUMA)
+    ho_debug("GPU %s has no NIC below its host bridge: its rails, from %s, "
+             "are on another host bridge of its NUMA node",
+             c->gpu_bus_id, c->nic);
   return e;
 }
 
@@ -182,8 +190,9 @@ static hipObjOpError_t build(const struct ho_platform *plat,
     links = opts->max_transfers;
   if (e == hipObjSuccess)
     e = check_memlock(plat, links);
+  const struct ho_conn_attr attr = client_conn_attr(inst->config.scoped);
   if (e == hipObjSuccess)
-    e = ho_pool_create(inst->dev, &client_conn_attr, &(struct ho_pool_config){
+    e = ho_pool_create(inst->dev, &attr, &(struct ho_pool_config){
                            .max_leases = opts->max_transfers,
                            .max_connections = links,
                            .idle_timeout_ms = opts->idle_timeout_ms,

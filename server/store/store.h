@@ -46,6 +46,7 @@ struct hs_obj_info {
   int64_t mtime;           /* seconds since the epoch */
   unsigned parts;          /* 0, or the part count of a multipart object */
   struct hs_obj_attrs attrs;
+  unsigned tag_count;      /* the object's tags (hs_store_tags_get) */
 };
 
 /* What a conditional write or delete requires of the object it replaces
@@ -147,6 +148,9 @@ enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
                              struct hs_obj_info *info);
 /* Accepts NULL. */
 void hs_writer_abort(struct hs_writer *w);
+/* The tags the object is committed with ("key\tvalue\n" lines; NULL:
+ * none). HS_ERR_NOMEM. */
+enum hs_err hs_writer_set_tags(struct hs_writer *w, const char *tags);
 /* Makes an object's commit conditional (a copy of c is kept): the commit
  * fails with c's error and publishes nothing. HS_ERR_NOMEM. */
 enum hs_err hs_writer_set_cond(struct hs_writer *w, const struct hs_cond *c);
@@ -166,6 +170,16 @@ enum hs_err hs_reader_read(struct hs_reader *r, uint64_t off, void *buf,
 uint64_t hs_reader_size(const struct hs_reader *r);
 /* Accepts NULL. */
 void hs_reader_close(struct hs_reader *r);
+
+/* Object tags: "key\tvalue\n" lines, in the order given ("" for none),
+ * kept in the index with the object, replaced with it, and not in the
+ * directory backend's files (they do not survive a restart). get: *out
+ * malloc()ed; set: NULL or "" removes them. Errors: HS_ERR_NO_BUCKET,
+ * HS_ERR_NO_KEY, HS_ERR_NOMEM. */
+enum hs_err hs_store_tags_get(struct hs_store *st, const char *bucket,
+                              const char *key, char **out);
+enum hs_err hs_store_tags_set(struct hs_store *st, const char *bucket,
+                              const char *key, const char *tags);
 
 /* Removes the object, durably (the directory backend fsyncs the bucket's
  * directory); a missing key is not an error (S3 semantics).
@@ -215,6 +229,10 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
                                      size_t n, const char *add_headers,
                                      const struct hs_cond *cond,
                                      struct hs_obj_info *info);
+/* The tags the completed object gets (as hs_store_tags_set's). */
+enum hs_err hs_store_upload_tags(struct hs_store *st, const char *bucket,
+                                 const char *key, const char *id,
+                                 const char *tags);
 /* The attributes an upload was created with. */
 enum hs_err hs_store_upload_attrs(struct hs_store *st, const char *bucket,
                                   const char *key, const char *id,
@@ -246,6 +264,14 @@ struct hs_part_entry {
 enum hs_err hs_store_part_list(struct hs_store *st, const char *bucket,
                                const char *key, const char *id,
                                struct hs_part_entry **out, size_t *n);
+
+/* A multipart object's parts as it was completed (number, size, ETag,
+ * checksum; *out malloc()ed, n 0 for an object of one piece or one whose
+ * parts are not known: the index keeps them, the directory backend's files
+ * do not). Errors: HS_ERR_NO_BUCKET, HS_ERR_NO_KEY, HS_ERR_NOMEM. */
+enum hs_err hs_store_object_parts(struct hs_store *st, const char *bucket,
+                                  const char *key,
+                                  struct hs_part_entry **out, size_t *n);
 
 struct hs_store_usage {
   uint64_t buckets, objects, bytes, uploads;

@@ -191,7 +191,12 @@ static void routing(void **state)
       {"HEAD", "", true, true, false, HS_OP_HEAD_OBJECT},
       {"PUT", "", true, true, false, HS_OP_PUT_OBJECT},
       {"PUT", "", true, true, true, HS_OP_COPY_OBJECT},
-      {"PUT", "tagging", true, true, false, HS_OP_NOT_IMPLEMENTED},
+      {"PUT", "tagging", true, true, false, HS_OP_PUT_OBJECT_TAGGING},
+      {"DELETE", "tagging", true, true, false, HS_OP_DELETE_OBJECT_TAGGING},
+      {"POST", "tagging", true, true, false, HS_OP_METHOD_NOT_ALLOWED},
+      {"GET", "attributes", true, true, false, HS_OP_GET_OBJECT_ATTRIBUTES},
+      {"GET", "attributes&acl", true, true, false, HS_OP_NOT_IMPLEMENTED},
+      {"HEAD", "partNumber=2", true, true, false, HS_OP_HEAD_OBJECT},
       {"DELETE", "", true, true, false, HS_OP_DELETE_OBJECT},
       {"POST", "uploads", true, true, false, HS_OP_CREATE_UPLOAD},
       {"PUT", "partNumber=1&uploadId=x", true, true, false, HS_OP_UPLOAD_PART},
@@ -208,7 +213,8 @@ static void routing(void **state)
       {"DELETE", "uploadId=x", true, true, false, HS_OP_ABORT_UPLOAD},
       {"GET", "uploadId=x", true, true, false, HS_OP_LIST_PARTS},
       {"GET", "versionId=1", true, true, false, HS_OP_NOT_IMPLEMENTED},
-      {"GET", "partNumber=1", true, true, false, HS_OP_NOT_IMPLEMENTED},
+      {"GET", "partNumber=1", true, true, false, HS_OP_GET_OBJECT},
+      {"GET", "partNumber=1&acl", true, true, false, HS_OP_NOT_IMPLEMENTED},
       {"PATCH", "", true, true, false, HS_OP_METHOD_NOT_ALLOWED},
       {"POST", "", true, true, false, HS_OP_METHOD_NOT_ALLOWED},
   };
@@ -575,7 +581,7 @@ static void signed_headers(void **state)
 }
 
 /* A client that asks for something the server does not do (encryption,
- * ACLs, tagging, object lock, another storage class) gets 501, and nothing
+ * ACLs it cannot honour, object lock, another storage class) gets 501, and nothing
  * is stored, rather than its request carried out without it. */
 static void unsupported_features(void **state)
 {
@@ -588,7 +594,7 @@ static void unsupported_features(void **state)
       {"x-amz-server-side-encryption", "aws:kms"},
       {"x-amz-acl", "public-read"},
       {"x-amz-grant-read", "id=someone"},
-      {"x-amz-tagging", "a=b"},
+      {"x-amz-acl", "authenticated-read"},
       {"x-amz-object-lock-mode", "COMPLIANCE"},
       {"x-amz-object-lock-retain-until-date", "2100-01-01T00:00:00Z"},
       {"x-amz-object-lock-legal-hold", "ON"},
@@ -610,7 +616,7 @@ static void unsupported_features(void **state)
   expect(e,
          &(struct call){.method = "POST",
                         .target = "/bkt/k?uploads",
-                        .h = {{"x-amz-tagging", "a=b"}}},
+                        .h = {{"x-amz-grant-read", "id=someone"}}},
          501, "NotImplemented");
   expect(e,
          &(struct call){.method = "PUT",
@@ -620,6 +626,8 @@ static void unsupported_features(void **state)
   /* what the server does anyway is accepted */
   static const char *const accepted[][2] = {
       {"x-amz-acl", "private"},
+      {"x-amz-acl", "bucket-owner-full-control"},
+      {"x-amz-tagging", "a=b"},
       {"x-amz-storage-class", "STANDARD"},
       {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
   };

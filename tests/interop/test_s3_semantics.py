@@ -5,7 +5,8 @@ and If-Match on PutObject, CopyObject and CompleteMultipartUpload, the
 conditions of DeleteObject), and the claimed behaviours that s3-tests found
 wrong (a key with a control character, non-ASCII metadata, Content-Encoding
 lists, CreateBucket again and with canned ACLs, an empty ContinuationToken,
-SHA-256 checksums of objects and parts, a part re-sent).
+SHA-256 checksums of objects and parts, a part re-sent), object tagging,
+GetObjectAttributes and GetObject/HeadObject by part number.
 
 Headers the Debian botocore does not model yet (IfNoneMatch on PutObject,
 for one) are added before signing, so the test runs with either botocore.
@@ -264,6 +265,128 @@ def claimed_fixes(s3, c, b):
     s3.abort_multipart_upload(Bucket=b, Key="resend", UploadId=uid)
 
 
+# ---- tagging, attributes, parts -----------------------------------------------
+
+def tagging(s3, c, b):
+    tags = lambda k: s3.get_object_tagging(Bucket=b, Key=k)["TagSet"]
+    s3.put_object(Bucket=b, Key="t", Body=b"x")
+    c.eq(tags("t"), [], "no tags")
+    ts = [{"Key": "b", "Value": "2"}, {"Key": "a", "Value": "1 & <x>"}]
+    r = s3.put_object_tagging(Bucket=b, Key="t", Tagging={"TagSet": ts})
+    c.eq(r["ResponseMetadata"]["HTTPStatusCode"], 200, "PutObjectTagging")
+    c.eq(tags("t"), sorted(ts, key=lambda t: t["Key"]), "tags, by key")
+    c.eq(s3.head_object(Bucket=b, Key="t")["ResponseMetadata"]["HTTPHeaders"]
+         .get("x-amz-tagging-count"), "2", "x-amz-tagging-count")
+    too_many = [{"Key": "k%d" % i, "Value": ""} for i in range(11)]
+    for bad in (too_many, [{"Key": "k" * 129, "Value": ""}],
+                [{"Key": "k", "Value": "v" * 257}],
+                [{"Key": "k", "Value": ""}, {"Key": "k", "Value": "2"}]):
+        c.eq(error_of(s3.put_object_tagging, Bucket=b, Key="t",
+                      Tagging={"TagSet": bad}), ("InvalidTag", 400),
+             "invalid tag set (%d tags)" % len(bad))
+    c.eq(len(tags("t")), 2, "the refused sets changed nothing")
+    r = s3.delete_object_tagging(Bucket=b, Key="t")
+    c.eq(r["ResponseMetadata"]["HTTPStatusCode"], 204, "DeleteObjectTagging")
+    c.eq(tags("t"), [], "tags deleted")
+    c.eq(error_of(s3.put_object_tagging, Bucket=b, Key="none",
+                  Tagging={"TagSet": ts})[1], 404, "tags of no object")
+    # x-amz-tagging on PUT, Create (multipart) and copies
+    s3.put_object(Bucket=b, Key="t", Body=b"x", Tagging="foo=bar&bar")
+    want = [{"Key": "bar", "Value": ""}, {"Key": "foo", "Value": "bar"}]
+    c.eq(tags("t"), want, "x-amz-tagging on PUT")
+    c.eq(error_of(s3.put_object, Bucket=b, Key="t2", Body=b"x",
+                  Tagging="&".join("k%d=" % i for i in range(11))),
+         ("InvalidTag", 400), "x-amz-tagging with 11 tags")
+    s3.put_object(Bucket=b, Key="t", Body=b"y")
+    c.eq(tags("t"), [], "a new object has its own tags")
+    s3.put_object(Bucket=b, Key="t", Body=b"x", Tagging="foo=bar&bar")
+    s3.copy_object(Bucket=b, Key="tc", CopySource={"Bucket": b, "Key": "t"})
+    c.eq(tags("tc"), want, "a copy has the source's tags")
+    s3.copy_object(Bucket=b, Key="tc", CopySource={"Bucket": b, "Key": "t"},
+                   TaggingDirective="REPLACE", Tagging="n=1")
+    c.eq(tags("tc"), [{"Key": "n", "Value": "1"}], "tagging directive REPLACE")
+    uid = s3.create_multipart_upload(Bucket=b, Key="tm",
+                                     Tagging="Hello=World")["UploadId"]
+    e = s3.upload_part(Bucket=b, Key="tm", UploadId=uid, PartNumber=1,
+                       Body=b"p")["ETag"]
+    s3.complete_multipart_upload(Bucket=b, Key="tm", UploadId=uid,
+                                 MultipartUpload={"Parts": [
+                                     {"ETag": e, "PartNumber": 1}]})
+    c.eq(tags("tm"), [{"Key": "Hello", "Value": "World"}],
+         "x-amz-tagging on CreateMultipartUpload")
+
+
+def attributes_and_parts(s3, c, b):
+    import base64
+    import hashlib
+    sizes = [5 * MiB, 5 * MiB, 1000]
+    data = b"".join(bytes([65 + i]) * n for i, n in enumerate(sizes))
+    uid = s3.create_multipart_upload(Bucket=b, Key="mp",
+                                     ChecksumAlgorithm="SHA256")["UploadId"]
+    parts, off = [], 0
+    for i, n in enumerate(sizes):
+        chunk = data[off:off + n]
+        off += n
+        d = base64.b64encode(hashlib.sha256(chunk).digest()).decode()
+        e = s3.upload_part(Bucket=b, Key="mp", UploadId=uid, PartNumber=i + 1,
+                           Body=chunk, ChecksumAlgorithm="SHA256",
+                           ChecksumSHA256=d)["ETag"]
+        parts.append({"ETag": e, "PartNumber": i + 1, "ChecksumSHA256": d})
+    etag = s3.complete_multipart_upload(
+        Bucket=b, Key="mp", UploadId=uid,
+        MultipartUpload={"Parts": parts})["ETag"]
+    # GetObject and HeadObject by part number: that part's bytes
+    off = 0
+    for i, n in enumerate(sizes):
+        r = s3.get_object(Bucket=b, Key="mp", PartNumber=i + 1)
+        c.eq((r["Body"].read() == data[off:off + n], r["ContentLength"],
+              r["PartsCount"], r["ETag"], r["ContentRange"]),
+             (True, n, 3, etag, "bytes %d-%d/%d" % (off, off + n - 1,
+                                                   len(data))),
+             "GetObject PartNumber=%d" % (i + 1))
+        h = s3.head_object(Bucket=b, Key="mp", PartNumber=i + 1)
+        c.eq((h["ContentLength"], h["PartsCount"]), (n, 3),
+             "HeadObject PartNumber=%d" % (i + 1))
+        off += n
+    c.eq(error_of(s3.get_object, Bucket=b, Key="mp", PartNumber=4),
+         ("InvalidPart", 400), "PartNumber past the last")
+    s3.put_object(Bucket=b, Key="one", Body=b"body")
+    r = s3.get_object(Bucket=b, Key="one", PartNumber=1)
+    c.eq((r["Body"].read(), r["ResponseMetadata"]["HTTPStatusCode"]),
+         (b"body", 200), "PartNumber=1 of an object of one piece")
+    c.eq(error_of(s3.get_object, Bucket=b, Key="one", PartNumber=2),
+         ("InvalidPart", 400), "PartNumber=2 of an object of one piece")
+    c.eq(error_of(s3.get_object, Bucket=b, Key="none", PartNumber=1),
+         ("NoSuchKey", 404), "PartNumber of no object")
+    # GetObjectAttributes
+    r = s3.get_object_attributes(Bucket=b, Key="mp", ObjectAttributes=[
+        "ETag", "Checksum", "ObjectParts", "StorageClass", "ObjectSize"])
+    c.eq((r["ETag"], r["ObjectSize"], r["StorageClass"]),
+         (etag.strip('"'), len(data), "STANDARD"), "GetObjectAttributes")
+    op = r["ObjectParts"]
+    c.eq((op["TotalPartsCount"], [p["Size"] for p in op["Parts"]],
+          [p["ChecksumSHA256"] for p in op["Parts"]]),
+         (3, sizes, [p["ChecksumSHA256"] for p in parts]), "ObjectParts")
+    c.ok("ChecksumSHA256" in r["Checksum"], "the object's checksum")
+    r = s3.get_object_attributes(Bucket=b, Key="mp", MaxParts=2,
+                                 ObjectAttributes=["ObjectParts"])
+    c.eq((len(r["ObjectParts"]["Parts"]), r["ObjectParts"]["IsTruncated"],
+          r["ObjectParts"]["NextPartNumberMarker"]), (2, True, 2),
+         "ObjectParts paged")
+    r = s3.get_object_attributes(Bucket=b, Key="mp", MaxParts=2,
+                                 PartNumberMarker=2,
+                                 ObjectAttributes=["ObjectParts"])
+    c.eq([p["PartNumber"] for p in r["ObjectParts"]["Parts"]], [3],
+         "ObjectParts after the marker")
+    r = s3.get_object_attributes(Bucket=b, Key="one",
+                                 ObjectAttributes=["ETag", "ObjectSize"])
+    c.eq((r["ObjectSize"], "ObjectParts" in r), (4, False),
+         "GetObjectAttributes of an object of one piece")
+    c.eq(error_of(s3.get_object_attributes, Bucket=b, Key="none",
+                  ObjectAttributes=["ETag"]), ("NoSuchKey", 404),
+         "GetObjectAttributes of no object")
+
+
 def run(binary, c):
     with Server(binary, "--access-key", AK, "--secret-key", SK) as srv:
         s3 = client(srv.url)
@@ -271,6 +394,10 @@ def run(binary, c):
         conditional_writes(s3, c, "cond")
         s3.create_bucket(Bucket="fixes")
         claimed_fixes(s3, c, "fixes")
+        s3.create_bucket(Bucket="tags")
+        tagging(s3, c, "tags")
+        s3.create_bucket(Bucket="attrs")
+        attributes_and_parts(s3, c, "attrs")
 
 
 if __name__ == "__main__":

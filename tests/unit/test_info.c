@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,6 +148,20 @@ static void what_init_chose(void **state)
   assert_int_equal(info.rails[0].numaNode, 0);
 }
 
+struct warned {
+  int count;
+  char last[512];
+};
+
+static void on_warning(void *ctx, hipObjLogLevel_t level, const char *message)
+{
+  struct warned *w = ctx;
+  if (level != hipObjLogWarning)
+    return;
+  w->count++;
+  snprintf(w->last, sizeof w->last, "%s", message);
+}
+
 /* With the GPU in the tree, both NICs are through its root complex at
  * links of unknown (equal) speed: two rails, by bus id; the first is the
  * NIC init opens. HIPOBJ_MAX_RAILS 1 keeps one. */
@@ -189,6 +204,26 @@ static void rails_from_the_tree(void **state)
   assert_string_equal(info.rails[0].name, WORLD_CLIENT_NIC);
   assert_string_equal(info.rails[1].name, "");
   f->w.opts.max_rails = 0;
+  assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
+
+  /* A GPU on the other socket: its rails cross there, and init says so
+   * once. */
+  struct warned w = {0, ""};
+  fake_gpu_set_bus_id(0, "0000:85:00.0");
+  assert_int_equal(ho_fake_sysfs_add_pci(&f->w.fs,
+                                         "pci0000:80/0000:80:01.0/0000:85:00.0",
+                                         0x10de, 0x030200, 1),
+                   0);
+  assert_int_equal(hipObjSetLogCallback(on_warning, &w).opError,
+                   hipObjSuccess);
+  assert_int_equal(world_init_gpu(&f->w, NULL, 0), hipObjSuccess);
+  assert_int_equal(hipObjSetLogCallback(NULL, NULL).opError, hipObjSuccess);
+  assert_int_equal(info_of(&info), hipObjSuccess);
+  assert_int_equal(info.railPathClass, hipObjPathOther);
+  assert_int_equal(info.rails[0].pathClass, hipObjPathOther);
+  assert_int_equal(w.count, 1);
+  assert_non_null(strstr(w.last, "GPU 0000:85:00.0 has no NIC on its NUMA "
+                                  "node"));
   assert_int_equal(hipObjBufRegisterHost(f->buf, OBJ_SIZE).opError,
                    hipObjSuccess);
 }
