@@ -38,6 +38,8 @@ enum hs_s3_kind {
   HS_OP_PUT_OBJECT_TAGGING,
   HS_OP_DELETE_OBJECT_TAGGING,
   HS_OP_GET_OBJECT_ATTRIBUTES,
+  HS_OP_GET_ACL, /* GetBucketAcl, GetObjectAcl */
+  HS_OP_PUT_ACL, /* PutBucketAcl, PutObjectAcl: what the model honours */
   HS_OP_ADMIN_STATS,
   HS_OP_ADMIN_HEALTH,
   HS_OP_NOT_FOUND,

@@ -263,6 +263,25 @@ def claimed_fixes(s3, c, b):
     c.eq(error_of(s3.put_object, Bucket=b, Key="acl", Body=b"x",
                   ACL="public-read-write"),
          ("NotImplemented", 501), "PutObject ACL public-read-write")
+    # ACLs as the model has them: the owner's full control, read; canned
+    # private accepted; grants, documents and public ACLs refused
+    for r in (s3.get_bucket_acl(Bucket=b),
+              s3.get_object_acl(Bucket=b, Key="acl")):
+        c.eq([(g["Grantee"]["ID"], g["Permission"]) for g in r["Grants"]],
+             [(r["Owner"]["ID"], "FULL_CONTROL")], "Get*Acl: the owner's")
+    s3.put_object_acl(Bucket=b, Key="acl", ACL="private")
+    s3.put_bucket_acl(Bucket=b, ACL="private")
+    c.eq(error_of(s3.put_bucket_acl, Bucket=b, ACL="public-read"),
+         ("NotImplemented", 501), "PutBucketAcl public-read")
+    c.eq(error_of(s3.put_object_acl, Bucket=b, Key="acl",
+                  GrantRead='id="someone"'),
+         ("NotImplemented", 501), "PutObjectAcl with a grant")
+    owner = s3.get_bucket_acl(Bucket=b)["Owner"]
+    c.eq(error_of(s3.put_object_acl, Bucket=b, Key="acl",
+                  AccessControlPolicy={"Owner": owner, "Grants": []}),
+         ("NotImplemented", 501), "PutObjectAcl with a document")
+    c.eq(error_of(s3.get_object_acl, Bucket=b, Key="no-acl"),
+         ("NoSuchKey", 404), "GetObjectAcl of no object")
     # an empty ContinuationToken is echoed
     r = s3.list_objects_v2(Bucket=b, ContinuationToken="")
     c.eq(r.get("ContinuationToken"), "", "empty ContinuationToken echoed")
