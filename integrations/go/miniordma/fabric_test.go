@@ -4,10 +4,13 @@ package miniordma
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"hipobject.org/go/hipobj"
 	"hipobject.org/go/internal/gofabric"
 )
 
@@ -148,5 +151,66 @@ func TestFabricMisbehaving(t *testing.T) {
 				t.Fatalf("mode %d: %v, want %v", tc.mode, err, tc.want)
 			}
 		}
+	}
+}
+
+// Goroutines at once, each with its own buffer: every GET by RDMA and
+// right (the callbacks of concurrent transfers reach their own state).
+func TestFabricConcurrent(t *testing.T) {
+	c := fabricClient(t, Options{RequireRDMA: true})
+	data := pattern(1<<20, 14)
+	b := buffer(t, len(data))
+	copy(b.Bytes(), data)
+	if _, err := c.PutObject(ctx(t), "fab", "conc", b, 0, int64(len(data)), PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const workers, rounds = 12, 4
+	bufs := make([]*hipobj.Buffer, workers)
+	for i := range bufs {
+		bufs[i] = buffer(t, 64<<10)
+	}
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for r := 0; r < rounds; r++ {
+				off := int64((w*rounds + r) * 16384)
+				g := bufs[w]
+				_, err := c.GetObject(ctx(t), "fab", "conc", g, 0,
+					GetOptions{Offset: off, Length: 65536})
+				if err == nil && !bytes.Equal(g.Bytes(), data[off:off+65536]) {
+					err = fmt.Errorf("worker %d round %d: the bytes differ", w, r)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A context that is already done: nothing is sent.
+func TestFabricCancelled(t *testing.T) {
+	c := fabricClient(t, Options{})
+	b := buffer(t, 4096)
+	k0 := gofabric.Read()
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.GetObject(cctx, "fab", "conc", b, 0, GetOptions{Length: 4096})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("GET with a cancelled context: %v", err)
+	}
+	_, err = c.PutObject(cctx, "fab", "never", b, 0, 4096, PutOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("PUT with a cancelled context: %v", err)
+	}
+	if k1 := gofabric.Read(); k1 != k0 {
+		t.Fatalf("a request reached the server: %+v -> %+v", k0, k1)
 	}
 }
