@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"hipobject.org/go/hipobj"
@@ -131,6 +132,25 @@ func TestFabricMisbehaving(t *testing.T) {
 	if _, err := c.PutObject(ctx(t), "fab", "m", b, 0, int64(len(data)), PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex
+	var lines []string
+	if err := hipobj.SetLogger(func(l hipobj.LogLevel, m string) {
+		mu.Lock()
+		lines = append(lines, m)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := hipobj.SetLogger(nil); err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !strings.Contains(strings.Join(lines, "\n"), "without an RC peer token") {
+			t.Errorf("the logger did not get the library's warning: %q", lines)
+		}
+	}()
 	cases := []struct {
 		mode int
 		want error
