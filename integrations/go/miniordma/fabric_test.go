@@ -267,3 +267,73 @@ func TestFabricMultipartDeclineAndAbort(t *testing.T) {
 		t.Fatalf("the failed upload was not aborted: %+v -> %+v", k0, k1)
 	}
 }
+
+// stage is Options.Stage for "device" memory that is really C memory
+// (gofabric.Malloc): the copies a GPU runtime would make, counted.
+type stage struct {
+	mem         []byte
+	to, fromDev int
+}
+
+func (s *stage) ToDevice(_ context.Context, _ *hipobj.Buffer, off int, p []byte) error {
+	s.to++
+	copy(s.mem[off:], p)
+	return nil
+}
+
+func (s *stage) FromDevice(_ context.Context, _ *hipobj.Buffer, off int, p []byte) error {
+	s.fromDev++
+	copy(p, s.mem[off:])
+	return nil
+}
+
+// A device buffer: RDMA straight into it; on a decline, the HTTP bytes go
+// through Options.Stage (never through Bytes, which is nil), and without a
+// Stage the fallback is ErrNoStage.
+func TestFabricDeviceBuffer(t *testing.T) {
+	c := fabricClient(t, Options{})
+	const n = 200000
+	p := gofabric.Malloc(n)
+	defer gofabric.Free(p)
+	dev, err := hipobj.RegisterDevice(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	if !dev.Device() || dev.Bytes() != nil {
+		t.Fatal("a device buffer with a host view")
+	}
+	mem := gofabric.View(p, n)
+	data := pattern(n, 16)
+	copy(mem, data)
+	if r, err := c.PutObject(ctx(t), "fab", "dev", dev, 0, n, PutOptions{}); err != nil || !r.RDMA {
+		t.Fatalf("PUT from the device buffer: %+v %v", r, err)
+	}
+	copy(mem, make([]byte, n))
+	if r, err := c.GetObject(ctx(t), "fab", "dev", dev, 0, GetOptions{}); err != nil || !r.RDMA {
+		t.Fatalf("GET into the device buffer: %+v %v", r, err)
+	}
+	if !bytes.Equal(mem, data) {
+		t.Fatal("RDMA GET into the device buffer: the bytes differ")
+	}
+	gofabric.SetMode(gofabric.Decline)
+	if _, err := c.GetObject(ctx(t), "fab", "dev", dev, 0, GetOptions{}); !errors.Is(err, ErrNoStage) {
+		t.Fatalf("declined GET without a Stage: %v, want ErrNoStage", err)
+	}
+	st := &stage{mem: mem}
+	sc := fabricClient(t, Options{Stage: st})
+	gofabric.SetMode(gofabric.Decline)
+	copy(mem, make([]byte, n))
+	if r, err := sc.GetObject(ctx(t), "fab", "dev", dev, 0, GetOptions{}); err != nil || r.RDMA {
+		t.Fatalf("declined GET with a Stage: %+v %v", r, err)
+	}
+	if !bytes.Equal(mem, data) || st.to != 1 {
+		t.Fatalf("declined GET: bytes differ, or %d copies to the device", st.to)
+	}
+	if r, err := sc.PutObject(ctx(t), "fab", "dev2", dev, 0, n, PutOptions{}); err != nil || r.RDMA {
+		t.Fatalf("declined PUT with a Stage: %+v %v", r, err)
+	}
+	if st.fromDev != 1 {
+		t.Fatalf("%d copies from the device", st.fromDev)
+	}
+}
