@@ -28,6 +28,7 @@
 #include "auth/checksum.h"
 #include "log.h"
 #include "gateway.h"
+#include "op.h"
 #include "hipobj_server.h"
 #include "rdma.h"
 

@@ -22,6 +22,7 @@ if [ -n "$stores" ]; then
   echo "the gateway holds a store:"; echo "$stores"; exit 1
 fi
 common=$(defined "$@")
+[ -n "$common" ] || { echo "no symbols in the hipobj_common objects"; exit 1; }
 copies=$(echo "$mine" | grep '^ho_' | grep -Fxv "$common" || true)
 if [ -n "$copies" ]; then
   echo "the gateway holds a static copy of library internals:"
