@@ -3,13 +3,14 @@
  * (hipObjS3DeviceOps_t), through the CUDA driver API (libcuda.so.1) or HIP
  * (libamdhip64), loaded with dlopen on the first device copy, never linked.
  * The library has its own loaders; this is the application's side, as the
- * hipobj command has one. Also: the first active RDMA device in sysfs. */
+ * hipobj command has one, on the same sonames (src/platform/sonames.h). Also: the first active RDMA device in sysfs. */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../../src/platform/sonames.h"
 #include "hipobj_py.h"
 
 typedef int cu_result;
@@ -45,7 +46,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static bool load_cuda(void)
 {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  void *lib = dlopen(HO_CUDA_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!lib)
     return false;
 #define LOAD(name, ret, args)                                                \
@@ -58,8 +59,7 @@ static bool load_cuda(void)
 
 static bool load_hip(void)
 {
-  static const char *const names[] = {"libamdhip64.so.7", "libamdhip64.so.6",
-                                      "libamdhip64.so.5"};
+  static const char *const names[] = HO_HIP_SONAMES;
   void *lib = NULL;
   for (size_t i = 0; !lib && i < sizeof names / sizeof *names; i++)
     lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
