@@ -124,6 +124,29 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       (unsigned long long)s.readyReclaimed, (unsigned long long)s.qpTransitions);
 }
 
+hipObjServerStatus_t hs_rdma_start(struct hs_rdma *r, const char *token,
+                                   uint64_t length,
+                                   const struct hs_rdma_io *io,
+                                   hipObjServerReply_t *rep,
+                                   hipObjServerTransfer_t **xfer)
+{
+  hipObjServerRequest_t req = {
+      .size = sizeof req,
+      .op = io->read ? hipObjServerOpGet : hipObjServerOpPut,
+      .token = token,
+      .tokenLength = strlen(token),
+      .length = length,
+      .read = io->read,
+      .write = io->write,
+      .commit = io->commit,
+      .ioArg = io->arg,
+      .done = io->done,
+      .doneArg = io->arg,
+  };
+  memset(rep, 0, sizeof *rep);
+  return hipObjServerStart(r->srv, &req, rep, xfer);
+}
+
 /* ---- the answer ----------------------------------------------------------- */
 
 void hs_rdma_decline(const struct hs_rdma_answer *a, enum hs_err decline,

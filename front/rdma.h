@@ -60,6 +60,25 @@ struct hs_stats *hs_rdma_stats(struct hs_rdma *r);
  * member of /_hipobj/stats). */
 void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out);
 
+/* The callbacks of a streamed transfer (hipObjServerRequest_t's): read for
+ * a GET, write (and commit) for a PUT; arg is their ioArg and doneArg. */
+struct hs_rdma_io {
+  hipObjServerReadFn read;
+  hipObjServerWriteFn write;
+  hipObjServerCommitFn commit;
+  hipObjServerDoneFn done;
+  void *arg;
+};
+
+/* Starts the transfer of `length` bytes that `token` asks for (a GET when
+ * io->read is set, else a PUT): hipObjServerStart()'s status, reply (rep,
+ * cleared first) and handle (xfer, may be NULL). */
+hipObjServerStatus_t hs_rdma_start(struct hs_rdma *r, const char *token,
+                                   uint64_t length,
+                                   const struct hs_rdma_io *io,
+                                   hipObjServerReply_t *rep,
+                                   hipObjServerTransfer_t **xfer);
+
 /* Where a server's answer to a token request goes: the response, the
  * counters, what the error document names, and whether it is a HEAD. */
 struct hs_rdma_answer {

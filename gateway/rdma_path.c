@@ -28,6 +28,7 @@
 #include "auth/checksum.h"
 #include "log.h"
 #include "gateway.h"
+#include "op.h"
 #include "hipobj_server.h"
 #include "rdma.h"
 
@@ -160,28 +161,11 @@ static hipObjServerStatus_t start(struct gw_op *op, struct gw_xfer *x,
                                   const char *token, bool get,
                                   hipObjServerReply_t *reply)
 {
-  hipObjServerRequest_t req;
-  memset(&req, 0, sizeof req);
-  req.size = sizeof req;
-  req.op = get ? hipObjServerOpGet : hipObjServerOpPut;
-  req.token = token;
-  req.tokenLength = strlen(token);
-  req.length = x->length;
-  if (get) {
-    req.read = get_read;
-  } else {
-    req.write = put_write;
-    req.commit = put_commit;
-  }
-  req.ioArg = x;
-  req.done = done;
-  req.doneArg = x;
-  memset(reply, 0, sizeof *reply);
-  hipObjServer_t *srv = hs_rdma_library(gw_op_server(op)->rdma);
-  hipObjServerTransfer_t *t = NULL;
-  hipObjServerStatus_t st = hipObjServerStart(srv, &req, reply, &t);
-  (void)t; /* released by done() */
-  return st;
+  struct hs_rdma_io io = {get ? get_read : NULL, get ? NULL : put_write,
+                          get ? NULL : put_commit, done, x};
+  hipObjServerTransfer_t *t = NULL; /* released by done() */
+  return hs_rdma_start(gw_op_server(op)->rdma, token, x->length, &io, reply,
+                       &t);
 }
 
 /* ---- GET ---------------------------------------------------------------- */

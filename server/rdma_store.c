@@ -107,29 +107,13 @@ static void on_done(hipObjServerTransfer_t *t, hipObjServerStatus_t st,
   xfer_free(x);
 }
 
-static hipObjServerStatus_t start(struct hs_rdma *r, struct xfer *x, int op,
+static hipObjServerStatus_t start(struct hs_rdma *r, struct xfer *x, bool get,
                                   const char *token, hipObjServerReply_t *rep)
 {
-  hipObjServerRequest_t req;
-  memset(&req, 0, sizeof req);
-  req.size = sizeof req;
-  req.op = (uint32_t)op;
-  req.token = token;
-  req.tokenLength = strlen(token);
-  req.length = x->size;
-  if (op == hipObjServerOpGet) {
-    req.read = io_read;
-  } else {
-    req.write = io_write;
-    req.commit = io_commit;
-  }
-  req.ioArg = x;
-  req.done = on_done;
-  req.doneArg = x;
+  struct hs_rdma_io io = {get ? io_read : NULL, get ? NULL : io_write,
+                          get ? NULL : io_commit, on_done, x};
   x->r = r;
-  memset(rep, 0, sizeof *rep);
-  hipObjServerStatus_t st =
-      hipObjServerStart(hs_rdma_library(r), &req, rep, NULL);
+  hipObjServerStatus_t st = hs_rdma_start(r, token, x->size, &io, rep, NULL);
   if (st != hipObjServerSuccess)
     xfer_free(x); /* otherwise x belongs to on_done now */
   return st;
@@ -147,7 +131,7 @@ hipObjServerStatus_t hs_rdma_get(struct hs_rdma *r, const char *token,
   x->reader = reader;
   x->offset = offset;
   x->size = length;
-  return start(r, x, hipObjServerOpGet, token, rep);
+  return start(r, x, true, token, rep);
 }
 
 hipObjServerStatus_t hs_rdma_put(struct hs_rdma *r, const char *token,
@@ -178,5 +162,5 @@ hipObjServerStatus_t hs_rdma_put(struct hs_rdma *r, const char *token,
     x->has_md5 = true;
     memcpy(x->md5, checks->content_md5, HS_MD5_LEN);
   }
-  return start(r, x, hipObjServerOpPut, token, rep);
+  return start(r, x, false, token, rep);
 }

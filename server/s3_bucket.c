@@ -234,11 +234,7 @@ enum hs_step hs_s3_bucket_begin(struct hs_op *op)
                     "x-amz-acl: private says so.");
     return HS_STEP_RESPOND;
   }
-  if (op->kind == HS_OP_CREATE_BUCKET || op->kind == HS_OP_DELETE_OBJECTS) {
-    op->body_mode = HS_BODY_BUFFER;
-    op->body_limit = op->srv->cfg->max_xml_size;
-  }
-  return HS_STEP_BODY;
+  return HS_STEP_BODY; /* XML bodies: the rows' HS_S3_BODY */
 }
 
 void hs_s3_bucket_end(struct hs_op *op)

@@ -23,12 +23,6 @@ static const uint8_t empty_sha256[HS_SHA256_LEN] = {
     0xc8, 0x99, 0x6f, 0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b,
     0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55};
 
-bool hs_s3_token_route(enum hs_s3_kind k)
-{
-  return k == HS_OP_GET_OBJECT || k == HS_OP_PUT_OBJECT ||
-         k == HS_OP_UPLOAD_PART;
-}
-
 /* Where the answer goes (front/rdma.h), for the op's response. */
 struct rdma_op {
   struct hs_op *op;

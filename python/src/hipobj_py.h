@@ -76,8 +76,6 @@ Py_ssize_t hp_cache_count(PyObject *cache);
 /* hipObjS3DeviceOps_t over the CUDA driver API or HIP, loaded on first use
  * with dlopen. Copies use unified addressing, so any device's memory. */
 void hp_gpu_device_ops(hipObjS3DeviceOps_t *ops);
-/* The first active RDMA device in sysfs, for a host without a GPU. */
-bool hp_first_active_nic(char *out, size_t cap);
 
 /* ---- glue clients (glue.c) ---------------------------------------------- */
 
@@ -96,6 +94,8 @@ hipObjS3Client_t *hp_glue_create(const struct hp_glue_args *a);
 /* One client is done with its glue client: when none is left, destroy
  * them all. */
 void hp_glue_release(void);
+/* Whether a live glue client can use RDMA (hipObject's instance is up). */
+bool hp_glue_rdma_live(void);
 
 /* ---- results (result.c) ------------------------------------------------- */
 

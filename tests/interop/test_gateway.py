@@ -229,6 +229,14 @@ def forged_bodies(gw, be_s3, c):
             c.eq((st, reply), (501, "501"),
                  "%s cuObject descriptor (%d chars): 501, reply 501"
                  % (method, len(t)))
+    # the admin resources answer as the test server's (front/admin.c)
+    c.eq(raw(gw.url, "GET", "/_hipobj/health", {})[::2], (200, b"ok\n"),
+         "health: ok")
+    st, _, data = raw(gw.url, "GET", "/_hipobj/nothing", {})
+    c.eq((st, b"<Code>NoSuchKey</Code>" in data), (404, True),
+         "an unknown admin resource: 404 NoSuchKey")
+    c.eq(raw(gw.url, "PUT", "/_hipobj/stats", {})[0], 405,
+         "an admin resource for PUT: 405")
 
 
 def backend_requests(be):

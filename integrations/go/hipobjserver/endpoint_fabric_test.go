@@ -220,7 +220,18 @@ func TestGoEndpointRDMA(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), data) {
 		t.Fatal("driven GET: the bytes differ")
 	}
-	// A Read callback that panics fails its transfer, and Wait says so.
+	// A Read callback that panics fails its transfer, and Wait says so;
+	// the server library's warning goes to the Go logger.
+	logged := make(chan string, 16)
+	if err := SetLogger(func(_ int, m string) {
+		select {
+		case logged <- m:
+		default:
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer SetLogger(nil)
 	ep.mu.Lock()
 	ep.objects["panics"] = data[:5000]
 	ep.wait = make(chan *Transfer, 1)
@@ -235,6 +246,15 @@ func TestGoEndpointRDMA(t *testing.T) {
 	}
 	x.Release()
 	x.Release()
+	if err := SetLogger(nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-logged:
+		t.Logf("server warning: %s", m)
+	default:
+		t.Log("the server library logged nothing for the failed read")
+	}
 	ep.mu.Lock()
 	ep.wait = nil
 	ep.mu.Unlock()
