@@ -377,6 +377,21 @@ typedef struct {
   uint32_t waitTimeoutMs;     /* a transfer's wait for a connection at most
                                  (HIPOBJ_WAIT_TIMEOUT_MS) */
   uint64_t windowsBound;      /* memory windows bound for transfers */
+  /* Retries inside the library (docs/protocol.md, section 7), from offset
+   * 576: a hipObjGet()/hipObjPut() that failed for a fabric reason is
+   * sent again on a new connection, at most HIPOBJ_RETRIES times, within
+   * its deadline. Counted per retry, by cause. */
+  uint64_t retriesFabric;     /* an error completion (the fabric's retries
+                                 exhausted, a flushed work request) */
+  uint64_t retriesServerRdma; /* final said the server's RDMA failed */
+  uint64_t retriesStalled;    /* nothing from the server for
+                                 HIPOBJ_STALL_TIMEOUT_MS */
+  uint64_t retriesKeptBroken; /* a kept connection failed before the server
+                                 had ready */
+  uint64_t keptBroken;        /* kept connections found in error before a
+                                 transfer and replaced in the same call */
+  uint32_t retries;           /* HIPOBJ_RETRIES */
+  uint32_t stallTimeoutMs;    /* HIPOBJ_STALL_TIMEOUT_MS */
   /* New fields are appended here. */
 } hipObjInfo_t;
 

@@ -16,6 +16,7 @@
 #include "rdma/token.h"
 #include "s3/control.h"
 #include "staging.h"
+#include "stats.h"
 #include "token_arena.h"
 
 #define HO_STR2(x) #x
@@ -137,12 +138,14 @@ struct xfer {
 };
 
 /* The token names the lease's memory window (scoped) or the buffer's MR.
- * RdmaError if no window can be made. */
+ * A kept connection found in error is replaced first: the token then asks
+ * for a new one. RdmaError if no window can be made. */
 static hipObjOpError_t mint_token(const struct ho_instance *inst,
                                   struct ho_lease *l, const struct xfer *x,
                                   char out[HO_TOKEN_HEX + 1])
 {
   struct ho_token t;
+  ho_lease_check_kept(l);
   ho_conn_token(l->link->spare, &t);
   t.qpn = ho_lease_token_qpn(l);
   t.rkey = inst->config.scoped ? ho_lease_window_rkey(l) : x->b->mr->rkey;
@@ -179,8 +182,12 @@ static uint64_t transfer_budget_ns(const struct ho_instance *inst, uint64_t size
          size % HO_SLOWEST_LINK_BPS * 100u;
 }
 
+/* *why: HO_RETRY_SERVER for a final that says the server's RDMA failed
+ * (nothing reported moved: worth another try); otherwise the failure is
+ * the server's answer, not the fabric's. */
 static hipObjOpError_t check_final(const struct ho_msg *ready,
-                                   const struct ho_msg *fin, uint64_t size)
+                                   const struct ho_msg *fin, uint64_t size,
+                                   enum ho_retry_cause *why)
 {
   if (fin->type != HO_MSG_FINAL || fin->cookie != ready->cookie ||
       fin->version != ready->version || fin->op != ready->op) {
@@ -191,29 +198,50 @@ static hipObjOpError_t check_final(const struct ho_msg *ready,
     ho_warn("server reports status %u after moving %llu of %llu bytes",
             fin->status, (unsigned long long)fin->bytes,
             (unsigned long long)size);
+    if (fin->status == HO_FINAL_RDMA_ERROR)
+      *why = HO_RETRY_SERVER;
     return hipObjRdmaError;
   }
   return hipObjSuccess;
 }
 
+/* What an attempt's wait for final ended with, as a retry cause. */
+static enum ho_retry_cause wait_cause(enum ho_wait_end r, bool reused,
+                                      bool ready_acked)
+{
+  switch (r) {
+  case HO_WAIT_ERROR:
+    return reused && !ready_acked ? HO_RETRY_KEPT_BROKEN : HO_RETRY_FABRIC;
+  case HO_WAIT_STALLED: return HO_RETRY_STALLED;
+  default: return HO_RETRY_NONE; /* a timeout (the deadline is gone), a
+                                    malformed message (the server's fault) */
+  }
+}
+
 /* After a success reply: ride the connection or connect the spare (the
  * server's offer decides), send ready with the server's cookie, wait for
- * the final message and check it. */
+ * the final message (until deadline, or until the server has sent nothing
+ * for the stall bound) and check it. *why: the failure's retry cause. */
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
                                  const struct ho_reply *reply,
-                                 const struct xfer *x)
+                                 const struct xfer *x, uint64_t deadline,
+                                 enum ho_retry_cause *why)
 {
   const uint64_t size = x->size;
   const uint64_t cookie = reply->peer.addr;
   struct ho_conn_offer offer;
   struct ho_conn *c = NULL;
+  *why = HO_RETRY_NONE;
   if (!ho_server_token_ok(&reply->peer, inst->dev->roce) ||
       !ho_offer_decode(&reply->peer, &offer)) {
     ho_warn("malformed server token in x-amz-rdma-reply");
     return hipObjS3Error;
   }
   hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie, &c);
-  if (e != hipObjSuccess || ho_conn_post_msg_recv(c) != hipObjSuccess ||
+  if (e != hipObjSuccess)
+    return e; /* an offer it did not propose, or the connect failed */
+  *why = HO_RETRY_FABRIC; /* verbs calls on a connected QP */
+  if (ho_conn_post_msg_recv(c) != hipObjSuccess ||
       open_window(inst, l, c, x) != hipObjSuccess)
     return hipObjRdmaError;
   struct ho_msg ready = {.type = HO_MSG_READY,
@@ -227,11 +255,14 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
     return hipObjRdmaError;
-  uint64_t deadline = ho_now_ns() + transfer_budget_ns(inst, size);
   struct ho_msg fin;
-  e = ho_conn_wait_msg(c, &send_pending, deadline, &fin);
-  if (e == hipObjSuccess)
-    e = check_final(&ready, &fin, size);
+  enum ho_wait_end r = ho_conn_wait_final(
+      c, &send_pending, deadline,
+      (uint64_t)inst->opts.stall_timeout_ms * 1000000u, &fin);
+  *why = wait_cause(r, offer.reuse, !send_pending);
+  if (r != HO_WAIT_DONE)
+    return hipObjRdmaError;
+  e = check_final(&ready, &fin, size, why);
   /* Closed here, before the call returns; after a failure the window is
    * freed when the lease ends (ho_pool_release), after its QP is retired. */
   if (e == hipObjSuccess)
@@ -250,17 +281,20 @@ static bool exchange_failed_midway(hipObjOpError_t e, int status)
 /* Everything between leasing a connection and returning it. */
 static hipObjOpError_t leased_exchange(struct ho_instance *inst,
                                        struct ho_lease *l, const struct xfer *x,
-                                       const hipObjOps_t *ops, void *ctx)
+                                       const hipObjOps_t *ops, void *ctx,
+                                       uint64_t deadline,
+                                       enum ho_retry_cause *why)
 {
   char token[HO_TOKEN_HEX + 1];
   struct ho_reply reply;
   int status = 0;
+  *why = HO_RETRY_NONE;
   hipObjOpError_t e = mint_token(inst, l, x, token);
   if (e != hipObjSuccess)
     return e;
   e = ho_control_exchange(ops, ctx, token, &reply, &status);
   if (e == hipObjSuccess)
-    e = finish_rc(inst, l, &reply, x);
+    e = finish_rc(inst, l, &reply, x, deadline, why);
   l->failed = exchange_failed_midway(e, status);
   return e;
 }
@@ -273,6 +307,44 @@ static hipObjOpError_t flush_if_direct(struct ho_instance *inst,
   hipObjOpError_t e = inst->plat.gpu->flush_rdma_writes(native);
   return e == hipObjSuccess || e == hipObjNotSupported ? hipObjSuccess
                                                        : hipObjInternalError;
+}
+
+/* One attempt: lease a connection, exchange, return the lease. */
+static hipObjOpError_t attempt(struct ho_instance *inst, const struct xfer *x,
+                               const hipObjOps_t *ops, void *ctx,
+                               uint64_t deadline, enum ho_retry_cause *why,
+                               int *native)
+{
+  struct ho_lease lease = {0};
+  *why = HO_RETRY_NONE;
+  hipObjOpError_t e = ho_pool_acquire(inst->pool, true, true, peer_hint, &lease);
+  if (e != hipObjSuccess)
+    return e;
+  e = leased_exchange(inst, &lease, x, ops, ctx, deadline, why);
+  if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
+    e = flush_if_direct(inst, x->b, native);
+  ho_pool_release(&lease);
+  return e;
+}
+
+/* The attempts of one transfer: a failure for a fabric reason (before the
+ * server reported any byte moved: a final with OK is the only report) is
+ * sent again through the application's callbacks on a new connection, at
+ * most HIPOBJ_RETRIES times, while the deadline has not passed. Repeating
+ * is safe: a GET writes the same bytes into the same range again, a PUT
+ * stores the same bytes again (docs/protocol.md, section 7). */
+static hipObjOpError_t attempts(struct ho_instance *inst, const struct xfer *x,
+                                const hipObjOps_t *ops, void *ctx, int *native)
+{
+  const uint64_t deadline = ho_now_ns() + transfer_budget_ns(inst, x->size);
+  for (unsigned n = 0;; n++) {
+    enum ho_retry_cause why;
+    hipObjOpError_t e = attempt(inst, x, ops, ctx, deadline, &why, native);
+    if (e == hipObjSuccess || why == HO_RETRY_NONE ||
+        n >= inst->opts.retries || ho_now_ns() >= deadline)
+      return e;
+    ho_stats_retry(&inst->stats, why);
+  }
 }
 
 static hipObjOpError_t transfer(struct ho_instance *inst, const void *ptr,
@@ -289,15 +361,9 @@ static hipObjOpError_t transfer(struct ho_instance *inst, const void *ptr,
   if (op == HIPOBJ_RDMA_OP_PUT)
     e = ho_stage_copy(inst->plat.gpu, inst->abandoned, b, (uint64_t)offset,
                       size, HIPOBJ_SYNC_TO_HOST, tmo, native);
-  struct ho_lease lease = {0};
-  if (e == hipObjSuccess)
-    e = ho_pool_acquire(inst->pool, true, true, peer_hint, &lease);
   if (e == hipObjSuccess) {
     const struct xfer x = {b, (uint64_t)offset, size, op};
-    e = leased_exchange(inst, &lease, &x, ops, ctx);
-    if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
-      e = flush_if_direct(inst, b, native);
-    ho_pool_release(&lease);
+    e = attempts(inst, &x, ops, ctx, native);
   }
   if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
     e = ho_stage_copy(inst->plat.gpu, inst->abandoned, b, (uint64_t)offset,
@@ -454,8 +520,10 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   int status = 0, native = 0;
   e = ho_control_check_reply(reply, replyLen, &r, &status);
   const struct xfer t = {x->buf, 0, x->size, x->op};
+  enum ho_retry_cause why; /* the application retries its own transfers */
   if (e == hipObjSuccess)
-    e = finish_rc(x->inst, &x->lease, &r, &t);
+    e = finish_rc(x->inst, &x->lease, &r, &t,
+                  ho_now_ns() + transfer_budget_ns(x->inst, x->size), &why);
   x->lease.failed = exchange_failed_midway(e, status);
   if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(x->inst, x->buf, &native);

@@ -26,7 +26,14 @@ _Static_assert(offsetof(hipObjInfo_t, connectionsLive) == 552, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, tokenScope) == 560, "appended");
 _Static_assert(offsetof(hipObjInfo_t, waitTimeoutMs) == 564, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, windowsBound) == 568, "hipObjInfo_t");
-_Static_assert(sizeof(hipObjInfo_t) == 576, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retriesFabric) == 576, "appended");
+_Static_assert(offsetof(hipObjInfo_t, retriesServerRdma) == 584, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retriesStalled) == 592, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retriesKeptBroken) == 600, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, keptBroken) == 608, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retries) == 616, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, stallTimeoutMs) == 620, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjInfo_t) == 624, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -104,6 +111,9 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
                                       : hipObjTokenScopeBuffer;
   o->waitTimeoutMs = inst->opts.wait_timeout_ms;
   o->windowsBound = p.windows_bound;
+  o->keptBroken = p.kept_broken;
+  o->retries = inst->opts.retries;
+  o->stallTimeoutMs = inst->opts.stall_timeout_ms;
 }
 
 hipObjError_t hipObjGetInfo(hipObjInfo_t *info)

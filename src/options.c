@@ -19,6 +19,7 @@
 #define MAX_CONNECTIONS_MAX 4096u
 #define TIMEOUT_MS_MIN 1u
 #define TIMEOUT_MS_MAX 86400000u /* 24 hours */
+#define RETRIES_MAX 10u
 
 /* The longest rejected value echoed in a warning, before escaping. */
 #define ECHO_MAX 32
@@ -39,6 +40,8 @@ void ho_options_defaults(struct ho_options *o)
   o->max_connections = 0;
   o->idle_timeout_ms = 30000;
   o->wait_timeout_ms = 10000;
+  o->retries = 3;
+  o->stall_timeout_ms = 2000;
   o->dmabuf = true;
   o->require_gpu_direct = false;
   o->rdma_debug = false;
@@ -149,6 +152,11 @@ void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
   if ((v = lookup(get, ctx, "HIPOBJ_WAIT_TIMEOUT_MS")))
     parse_unsigned("HIPOBJ_WAIT_TIMEOUT_MS", v, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX,
                    &o->wait_timeout_ms);
+  if ((v = lookup(get, ctx, "HIPOBJ_RETRIES")))
+    parse_unsigned("HIPOBJ_RETRIES", v, 0, RETRIES_MAX, &o->retries);
+  if ((v = lookup(get, ctx, "HIPOBJ_STALL_TIMEOUT_MS")))
+    parse_unsigned("HIPOBJ_STALL_TIMEOUT_MS", v, 0, TIMEOUT_MS_MAX,
+                   &o->stall_timeout_ms);
   if ((v = lookup(get, ctx, "HIPOBJ_DMABUF")))
     o->dmabuf = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_GPU_DIRECT")))

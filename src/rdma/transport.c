@@ -467,6 +467,7 @@ bool ho_conn_usable(struct ho_conn *c)
 struct msg_wait {
   bool *send_pending;
   bool got;
+  bool malformed;
   struct ho_msg *m;
 };
 
@@ -487,6 +488,7 @@ static enum ho_take take_msg(struct ho_conn *c, const struct ibv_wc *wc,
     ho_warn("QP 0x%x: malformed protocol message (%u bytes)", c->qp->qp_num,
             wc->byte_len);
     c->state = HO_CONN_BROKEN;
+    w->malformed = true;
     return HO_TAKE_ERROR;
   } else {
     w->got = true;
@@ -499,20 +501,73 @@ enum ho_wait_end ho_conn_wait_msg_ex(struct ho_conn *c, bool *send_pending,
                                      const atomic_bool *cancel,
                                      struct ho_msg *m)
 {
-  struct msg_wait w = {send_pending, false, m};
+  struct msg_wait w = {send_pending, false, false, m};
   return ho_conn_wait(c, deadline_ns, cancel, 1000, take_msg, &w);
+}
+
+/* The expected receive PSN: it moves with every new request packet the
+ * peer gets through to us. *ok false when the provider cannot say. */
+static uint32_t rq_psn(struct ho_conn *c, bool *ok)
+{
+  struct ibv_qp_attr a;
+  struct ibv_qp_init_attr ia;
+  memset(&a, 0, sizeof a);
+  *ok = c->dev->v->query_qp(c->qp, &a, IBV_QP_RQ_PSN | IBV_QP_STATE, &ia) == 0;
+  return a.rq_psn;
+}
+
+static void report_timeout(struct ho_conn *c, bool got)
+{
+  ho_warn("QP 0x%x: no %s from the peer before the transfer timeout",
+          c->qp->qp_num, got ? "send completion" : "protocol message");
+  c->state = HO_CONN_BROKEN;
+}
+
+#define STALL_SLICES 8 /* looks at the PSN this often per stall bound */
+
+enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
+                                    uint64_t deadline_ns, uint64_t stall_ns,
+                                    struct ho_msg *m)
+{
+  struct msg_wait w = {send_pending, false, false, m};
+  bool ok = false;
+  uint32_t psn = stall_ns ? rq_psn(c, &ok) : 0;
+  uint64_t moved_at = ho_now_ns();
+  for (;;) {
+    uint64_t until = deadline_ns;
+    if (stall_ns && ho_now_ns() + stall_ns / STALL_SLICES < until)
+      until = ho_now_ns() + stall_ns / STALL_SLICES;
+    enum ho_wait_end r = ho_conn_wait(c, until, NULL, 1000, take_msg, &w);
+    if (r == HO_WAIT_ERROR && w.malformed)
+      return HO_WAIT_MALFORMED;
+    if (r != HO_WAIT_TIMEOUT)
+      return r;
+    uint64_t now = ho_now_ns();
+    if (now >= deadline_ns) {
+      report_timeout(c, w.got);
+      return HO_WAIT_TIMEOUT;
+    }
+    uint32_t p = rq_psn(c, &ok);
+    if (!ok || p != psn) {
+      psn = p;
+      moved_at = now;
+    } else if (now - moved_at >= stall_ns) {
+      ho_warn("QP 0x%x: nothing from the server for %llu ms: it gave the "
+              "transfer up", c->qp->qp_num,
+              (unsigned long long)(stall_ns / 1000000u));
+      c->state = HO_CONN_BROKEN;
+      return HO_WAIT_STALLED;
+    }
+  }
 }
 
 hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
                                  uint64_t deadline_ns, struct ho_msg *m)
 {
-  struct msg_wait w = {send_pending, false, m};
+  struct msg_wait w = {send_pending, false, false, m};
   enum ho_wait_end r = ho_conn_wait(c, deadline_ns, NULL, 1000, take_msg, &w);
-  if (r == HO_WAIT_TIMEOUT) {
-    ho_warn("QP 0x%x: no %s from the peer before the transfer timeout",
-            c->qp->qp_num, w.got ? "send completion" : "protocol message");
-    c->state = HO_CONN_BROKEN;
-  }
+  if (r == HO_WAIT_TIMEOUT)
+    report_timeout(c, w.got);
   return r == HO_WAIT_DONE ? hipObjSuccess : hipObjRdmaError;
 }
 

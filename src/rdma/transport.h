@@ -129,7 +129,14 @@ int ho_conn_poll(struct ho_conn *c, struct ibv_wc *wc, int n);
  * or fails, when the deadline (ho_now_ns clock) passes, or when *cancel
  * (may be NULL) is set. The caller reports a timeout in its own words. */
 enum ho_take { HO_TAKE_MORE, HO_TAKE_DONE, HO_TAKE_ERROR };
-enum ho_wait_end { HO_WAIT_DONE, HO_WAIT_ERROR, HO_WAIT_TIMEOUT, HO_WAIT_CANCELLED };
+enum ho_wait_end {
+  HO_WAIT_DONE,
+  HO_WAIT_ERROR,     /* an error completion (reported), or polling failed */
+  HO_WAIT_TIMEOUT,
+  HO_WAIT_CANCELLED,
+  HO_WAIT_MALFORMED, /* ho_conn_wait_final: a malformed message */
+  HO_WAIT_STALLED    /* ho_conn_wait_final: nothing from the peer */
+};
 typedef enum ho_take (*ho_take_fn)(struct ho_conn *c, const struct ibv_wc *wc,
                                    void *arg);
 enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
@@ -144,6 +151,16 @@ void ho_conn_report_wc(struct ho_conn *c, const struct ibv_wc *wc);
  * connection can be moved to error between transfers without any
  * completion to tell (docs/performance.md, "Faults: root causes"). */
 bool ho_conn_usable(struct ho_conn *c);
+
+/* The client's wait for final (ho_conn_wait_msg's sequence) with a stall
+ * bound: HO_WAIT_STALLED when the QP's receive PSN (ibv_query_qp) has not
+ * moved for stall_ns while nothing arrived: the peer has sent nothing for
+ * that long, so a server whose RDMA failed is known without waiting for
+ * deadline_ns (docs/protocol.md, section 7). stall_ns 0: no bound. A
+ * timeout is reported once, as by ho_conn_wait_msg(). */
+enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
+                                    uint64_t deadline_ns, uint64_t stall_ns,
+                                    struct ho_msg *m);
 
 /* Wait until the peer's message arrives in the receive slot and our own
  * send (if one is outstanding: *send_pending) completed, or the deadline

@@ -94,9 +94,12 @@ static void *serve(void *arg)
   return NULL;
 }
 
+static void end_attempt(struct hostile *h);
+
 static int hostile_send(void *ctx, const char *token, size_t len)
 {
   struct hostile *h = ctx;
+  end_attempt(h); /* the library retries a failed attempt: a new request */
   if (!ho_token_decode(token, len, &h->client))
     return -1;
   struct ho_conn_attr attr = {16, 16, 0};
@@ -135,8 +138,8 @@ static int hostile_recv(void *ctx, char *reply, size_t *len)
 
 const hipObjOps_t hostile_ops = {hostile_send, hostile_recv};
 
-/* Ends one request: the thread, the server's QP. */
-static void hostile_end(struct hostile *h)
+/* Ends one attempt: the thread, the server's QP. */
+static void end_attempt(struct hostile *h)
 {
   if (h->running)
     pthread_join(h->th, NULL);
@@ -146,6 +149,12 @@ static void hostile_end(struct hostile *h)
     ho_conn_destroy(h->conn);
     h->conn = NULL;
   }
+}
+
+/* Ends one request (all its attempts). */
+static void hostile_end(struct hostile *h)
+{
+  end_attempt(h);
   h->old = h->client;
   h->have_old = true;
 }

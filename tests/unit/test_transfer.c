@@ -306,12 +306,39 @@ static void dropped_packets_are_retried(void **state)
   fake_device_stats(WORLD_CLIENT_NIC, &s);
 }
 
-static void error_completion_fails_then_recovers(void **state)
+static uint64_t fabric_retries(void)
+{
+  hipObjInfo_t info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  assert_int_equal(hipObjGetInfo(&info).opError, hipObjSuccess);
+  assert_int_equal(info.retries, 3);
+  return info.retriesFabric + info.retriesKeptBroken;
+}
+
+/* An error completion is a fabric failure: the library sends the request
+ * again on a new connection, and the call succeeds. */
+static void error_completion_is_retried(void **state)
 {
   struct fixture *f = *state;
+  uint64_t r0 = fabric_retries();
+  memset(f->buf, 0, 4096);
   fake_device_force_error(WORLD_CLIENT_NIC, 1, IBV_WC_REM_ACCESS_ERR);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+  assert_int_equal(fabric_retries() - r0, 1);
+}
+
+/* At most HIPOBJ_RETRIES (3) retries: four failures in a row fail the
+ * call, and the next one succeeds on a new connection. */
+static void retries_are_bounded(void **state)
+{
+  struct fixture *f = *state;
+  uint64_t r0 = fabric_retries();
+  /* the first completion of each attempt fails it */
+  fake_device_force_error(WORLD_CLIENT_NIC, 4, IBV_WC_REM_ACCESS_ERR);
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjRdmaError);
-  /* The next transfer gets a reset (or replaced) connection. */
+  assert_int_equal(fabric_retries() - r0, 3);
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
   assert_memory_equal(f->buf, f->peer.object, 4096);
 }
@@ -630,7 +657,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(server_never_sends_final, setup, teardown),
       cmocka_unit_test_setup_teardown(final_with_wrong_cookie, setup, teardown),
       cmocka_unit_test_setup_teardown(dropped_packets_are_retried, setup, teardown),
-      cmocka_unit_test_setup_teardown(error_completion_fails_then_recovers, setup, teardown),
+      cmocka_unit_test_setup_teardown(error_completion_is_retried, setup, teardown),
+      cmocka_unit_test_setup_teardown(retries_are_bounded, setup, teardown),
       cmocka_unit_test_setup_teardown(failing_verbs_calls, setup, teardown),
       cmocka_unit_test_setup_teardown(exact_attributes, setup, teardown),
       cmocka_unit_test_setup_teardown(original_ordering_fails, setup, teardown),
