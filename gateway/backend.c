@@ -305,40 +305,40 @@ static bool add(struct curl_slist **l, const char *name, const char *value)
   return true;
 }
 
-static int cmp_str(const void *a, const void *b)
+static int cmp_name(const void *a, const void *b)
 {
-  return strcmp(*(char *const *)a, *(char *const *)b);
+  /* strcasecmp orders as the lower-case names do, as SigV4 sorts them */
+  return strcasecmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* "host;range;x-amz-date...": the headers of kv that SigV4 wants signed,
- * lower-case, sorted, once each. */
+/* "content-type;host;range;x-amz-date...": every header of kv, lower-case,
+ * sorted, once each. The gateway signs everything it sends, so a store
+ * that checks SignedHeaders sees no header the gateway did not vouch for.
+ * false: the list does not fit (the caller answers 431). */
 static bool signed_list(const struct hs_kv *kv, size_t n, char *out,
                         size_t cap)
 {
-  char names[HEADERS_MAX][64];
-  char *sorted[HEADERS_MAX];
-  size_t k = 0;
-  for (size_t i = 0; i < n && k < HEADERS_MAX; i++) {
-    const char *nm = kv[i].name;
-    size_t l = strlen(nm);
-    if (l >= sizeof names[0] ||
-        !(hs_auth_must_sign(nm) || strcasecmp(nm, "content-type") == 0))
-      continue;
-    for (size_t j = 0; j <= l; j++)
-      names[k][j] = (char)(nm[j] >= 'A' && nm[j] <= 'Z' ? nm[j] + 32 : nm[j]);
-    sorted[k] = names[k];
-    k++;
-  }
-  qsort(sorted, k, sizeof sorted[0], cmp_str);
+  const char *sorted[HEADERS_MAX];
+  if (n > HEADERS_MAX)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    sorted[i] = kv[i].name;
+  qsort(sorted, n, sizeof sorted[0], cmp_name);
   size_t o = 0;
   out[0] = '\0';
-  for (size_t i = 0; i < k; i++) {
-    if (i && strcmp(sorted[i], sorted[i - 1]) == 0)
+  for (size_t i = 0; i < n; i++) {
+    if (i && strcasecmp(sorted[i], sorted[i - 1]) == 0)
       continue;
-    int w = snprintf(out + o, cap - o, "%s%s", o ? ";" : "", sorted[i]);
-    if (w < 0 || (size_t)w >= cap - o)
+    size_t l = strlen(sorted[i]);
+    if (l + (o != 0) >= cap - o)
       return false;
-    o += (size_t)w;
+    if (o)
+      out[o++] = ';';
+    for (size_t j = 0; j < l; j++) {
+      char c = sorted[i][j];
+      out[o++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    out[o] = '\0';
   }
   return true;
 }

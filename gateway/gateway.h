@@ -2,7 +2,7 @@
 /* hipobj-gateway: an S3 endpoint in front of an existing S3 store that
  * adds hipObject's RDMA data path (docs/gateway.md).
  *
- *   http.c (server/)  the HTTP front, one thread per connection
+ *   http.c (front/)   the HTTP front, one thread per connection
  *   proxy.c           one request: authenticate the client, then forward
  *                     it, or serve its token by RDMA (rdma_path.c)
  *   rdma_path.c       GetObject, PutObject and UploadPart with a token:
@@ -40,7 +40,7 @@ struct gw_server {
   atomic_uint_fast64_t backend_failures; /* answered 503 */
 };
 
-/* The HTTP front's handler (server/http.h); its app context is the
+/* The HTTP front's handler (front/http.h); its app context is the
  * struct gw_server. */
 extern const struct hs_http_ops gw_http_ops;
 
@@ -50,7 +50,10 @@ struct gw_op;
 
 enum gw_mode { GW_FORWARD, GW_LOCAL, GW_RDMA };
 
-/* Headers of the client's request that go to the backend as they are. */
+/* Headers of the client's request that go to the backend as they are (an
+ * allow-list: x-amz-* but the client's signature and RDMA token, Content-
+ * Type/MD5/Encoding/Language/Disposition, Cache-Control, Expires, Range,
+ * If-*). SIZE_MAX when more than cap would go: the caller answers 431. */
 size_t gw_forward_headers(const struct hs_headers *in, struct hs_kv *out,
                           size_t cap);
 /* The response: an S3 error, or the backend's answer (its status and

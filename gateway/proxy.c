@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* One request through the gateway. The client is authenticated with the
  * gateway's credentials, completely, before anything reaches the backend
- * or the RDMA path (server/auth). Then:
+ * or the RDMA path (front/auth). Then:
  *   - GET /_hipobj/stats and /_hipobj/health are answered here;
  *   - GetObject, PutObject and UploadPart with x-amz-rdma-token go to
  *     rdma_path.c;
  *   - everything else is forwarded: the backend gets the same method, path,
  *     query and headers, signed with the gateway's own credentials, and the
  *     body as it arrives; its answer (status, headers, body) streams back.
- * A body whose signature depends on its bytes (a declared SHA-256 is also
- * checked by the backend; a deferred signature only here) has its last
- * piece held back until the signature is checked: a forged body never
- * reaches the backend whole, so it is never committed. An aws-chunked body
+ * The backend hears of a request only once its sender is authenticated.
+ * A header-signed request with a body and no x-amz-content-sha256 (a
+ * deferred signature, checked over the body's digest) is read whole into
+ * memory, at most GW_DEFERRED_MAX bytes, and its signature checked before
+ * the backend's call starts; a larger one is refused (InvalidRequest: it
+ * must declare its hash). GET, HEAD and DELETE take no body: one is
+ * refused, after its signature is checked. A body whose hash is declared
+ * (the signature is checked with the headers; the backend checks the hash
+ * too) or that is aws-chunked streams, its last piece held back until
+ * every check has passed, so a forged body never reaches the backend
+ * whole and is never committed. An aws-chunked body
  * (STREAMING-*) is decoded on the way: each chunk's signature and the
  * trailer's checksum are checked here, the store gets the payload with its
  * decoded length, and the last piece waits for every check. */
@@ -31,6 +38,8 @@
 #include "xml.h"
 
 #define FWD_HEADERS_MAX 96
+/* The largest body read whole to check a deferred signature. */
+#define GW_DEFERRED_MAX (8u << 20)
 
 struct gw_op {
   struct gw_server *gw;
@@ -49,6 +58,10 @@ struct gw_op {
   size_t held_n, held_cap;
   uint64_t body_bytes;
   bool done;
+  /* a deferred signature: the body, checked before the backend hears of it */
+  bool deferred;
+  bool deferred_over; /* more than GW_DEFERRED_MAX: never forwarded */
+  struct hs_buf deferred_body;
   /* aws-chunked bodies */
   bool chunked;
   struct hs_awschunk chunk;
@@ -127,7 +140,9 @@ void gw_op_backend_headers(struct gw_op *op, struct gw_call *call)
   size_t pos = 0;
   const char *name, *value;
   while (gw_call_next_header(call, &pos, &name, &value))
-    if (!front_owns(name))
+    /* x-amz-rdma-*: only this gateway's own RDMA path speaks of RDMA to
+     * its client; a store's would read as a transfer that never ran */
+    if (!front_owns(name) && strncasecmp(name, "x-amz-rdma-", 11) != 0)
       hs_resp_header(r, name, value);
 }
 
@@ -161,30 +176,43 @@ void gw_op_backend_failed(struct gw_op *op, struct gw_call *call)
 
 /* ---- what is forwarded -------------------------------------------------- */
 
-/* Request headers that are the client's conversation with the gateway, not
- * with the store: its signature, the hop-by-hop ones, the RDMA token. */
-static bool client_only(const char *name)
+/* Request headers the store gets (an allow-list): what S3 operations
+ * read. Not the client's conversation with the gateway (its signature, the
+ * RDMA token, hop-by-hop headers), and nothing else: a header the gateway
+ * does not know is never handed to a store that might act on it. */
+static bool forwarded(const char *name)
 {
-  static const char *const drop[] = {
-      "host",       "authorization",     "x-amz-date",
-      "x-amz-content-sha256", "x-amz-security-token", "x-amz-rdma-token",
-      "connection", "keep-alive",        "proxy-connection",
-      "te",         "trailer",           "transfer-encoding",
-      "upgrade",    "expect",            "content-length",
-      "date",       "accept-encoding"};
-  for (size_t i = 0; i < sizeof drop / sizeof drop[0]; i++)
-    if (strcasecmp(name, drop[i]) == 0)
+  static const char *const mine[] = {"x-amz-date", "x-amz-content-sha256",
+                                     "x-amz-security-token"};
+  if (strncasecmp(name, "x-amz-", 6) == 0) {
+    if (strncasecmp(name, "x-amz-rdma-", 11) == 0)
+      return false;
+    for (size_t i = 0; i < sizeof mine / sizeof mine[0]; i++)
+      if (strcasecmp(name, mine[i]) == 0)
+        return false;
+    return true;
+  }
+  static const char *const allow[] = {
+      "content-type",     "content-md5",         "content-encoding",
+      "content-language", "content-disposition", "cache-control",
+      "expires",          "range"};
+  for (size_t i = 0; i < sizeof allow / sizeof allow[0]; i++)
+    if (strcasecmp(name, allow[i]) == 0)
       return true;
-  return false;
+  return strncasecmp(name, "if-", 3) == 0; /* If-Match, If-None-Match... */
 }
 
 size_t gw_forward_headers(const struct hs_headers *in, struct hs_kv *out,
                           size_t cap)
 {
   size_t n = 0;
-  for (size_t i = 0; i < in->n && n < cap; i++)
-    if (!client_only(in->v[i].name))
-      out[n++] = in->v[i];
+  for (size_t i = 0; i < in->n; i++) {
+    if (!forwarded(in->v[i].name))
+      continue;
+    if (n == cap)
+      return SIZE_MAX; /* never a silent drop of what was signed */
+    out[n++] = in->v[i];
+  }
   return n;
 }
 
@@ -224,6 +252,7 @@ static void *op_new(void *app, const struct hs_request *req)
            (unsigned long long)id);
   hs_buf_init(&op->resp.headers, 64u << 10);
   hs_buf_init(&op->resp.body, 0);
+  hs_buf_init(&op->deferred_body, GW_DEFERRED_MAX);
   op->resp.status = 200;
   return op;
 }
@@ -237,6 +266,7 @@ static void op_free(void *p)
   hs_auth_free(&op->auth);
   hs_cksum_free(&op->cksum);
   hs_query_free(&op->query);
+  hs_buf_free(&op->deferred_body);
   free(op->held);
   free(op);
 }
@@ -260,6 +290,13 @@ static bool is_auth_failure(enum hs_err err)
 static bool has_body(const struct gw_op *op)
 {
   return op->req.chunked || (op->req.has_length && op->req.content_length);
+}
+
+/* No S3 operation sends a body with these. */
+static bool bodiless_method(const struct gw_op *op)
+{
+  const char *m = op->req.method;
+  return !strcmp(m, "GET") || !strcmp(m, "HEAD") || !strcmp(m, "DELETE");
 }
 
 /* GetObject, PutObject or UploadPart: what a token may carry. */
@@ -366,8 +403,9 @@ static size_t decoded_headers(struct gw_op *op, struct hs_kv *kv, size_t n)
   return o;
 }
 
-static void fill_call(struct gw_op *op, struct gw_call_req *cr,
-                      struct hs_kv *kv, char hex[65])
+/* HS_ERR_HEADERS_TOO_LARGE: more headers to forward than FWD_HEADERS_MAX. */
+static enum hs_err fill_call(struct gw_op *op, struct gw_call_req *cr,
+                             struct hs_kv *kv, char hex[65])
 {
   *cr = (struct gw_call_req){
       .method = op->req.method,
@@ -379,11 +417,16 @@ static void fill_call(struct gw_op *op, struct gw_call_req *cr,
       .body = has_body(op),
       .length = op->req.chunked ? UINT64_MAX : op->req.content_length,
       .head = !strcmp(op->req.method, "HEAD")};
+  if (cr->nheaders == SIZE_MAX)
+    return HS_ERR_HEADERS_TOO_LARGE;
   if (op->chunked) {
     cr->nheaders = decoded_headers(op, kv, cr->nheaders);
     cr->length = op->decoded_len;
     cr->payload_hash = HS_UNSIGNED_PAYLOAD;
   }
+  if (op->deferred)
+    cr->length = op->deferred_body.len; /* read whole, checked */
+  return HS_OK;
 }
 
 /* STREAMING-*: the decoded length the store will get, and the checksum
@@ -424,9 +467,10 @@ static enum hs_step forward(struct gw_op *op)
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
-  fill_call(op, &cr, kv, hex);
   struct gw_call *call = NULL;
-  enum hs_err err = gw_call_start(op->gw->be, &cr, &call);
+  enum hs_err err = fill_call(op, &cr, kv, hex);
+  if (!err)
+    err = gw_call_start(op->gw->be, &cr, &call);
   if (err) {
     gw_op_error(op, err, NULL);
     return HS_STEP_RESPOND;
@@ -440,6 +484,22 @@ static enum hs_step forward(struct gw_op *op)
   else
     gw_op_backend_failed(op, call);
   return HS_STEP_RESPOND;
+}
+
+/* A request whose sender is authenticated goes to the backend now; one
+ * whose signature waits for its body is read first (op_end). */
+static enum hs_step forward_after_auth(struct gw_op *op)
+{
+  if (op->auth.payload == HS_PAYLOAD_DEFERRED && has_body(op)) {
+    op->deferred = true;
+    return HS_STEP_BODY;
+  }
+  if (has_body(op) && bodiless_method(op)) {
+    gw_op_error(op, HS_ERR_INVALID_REQUEST,
+                "GET, HEAD and DELETE requests take no body.");
+    return HS_STEP_RESPOND;
+  }
+  return forward(op);
 }
 
 static enum hs_step op_begin(void *p)
@@ -470,7 +530,7 @@ static enum hs_step op_begin(void *p)
     return HS_STEP_RESPOND;
   }
   if (!rdma)
-    return forward(op);
+    return forward_after_auth(op);
   op->mode = GW_RDMA;
   op->name = strcmp(op->req.method, "GET") == 0 ? "GetObject" : "PutObject";
   if (has_body(op)) {
@@ -481,7 +541,11 @@ static enum hs_step op_begin(void *p)
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
-  fill_call(op, &cr, kv, hex);
+  err = fill_call(op, &cr, kv, hex);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return HS_STEP_RESPOND;
+  }
   gw_rdma(op, tok, &cr, &op->req.headers);
   op->done = true;
   return HS_STEP_RESPOND;
@@ -540,6 +604,14 @@ static void op_body(void *p, const char *data, size_t n)
 {
   struct gw_op *op = p;
   op->body_bytes += n;
+  if (op->deferred) {
+    hs_auth_payload(&op->auth, data, n);
+    if (!op->deferred_over && n > GW_DEFERRED_MAX - op->deferred_body.len)
+      op->deferred_over = true;
+    if (!op->deferred_over)
+      hs_buf_append(&op->deferred_body, data, n);
+    return;
+  }
   if (!op->chunked) {
     hs_auth_payload(&op->auth, data, n);
     forward_piece(op, data, n);
@@ -572,9 +644,56 @@ static enum hs_err chunked_end(struct gw_op *op)
              : HS_OK;
 }
 
+/* The deferred signature, checked over the whole body; then the body goes
+ * to the backend in one piece. */
+static void deferred_end(struct gw_op *op)
+{
+  struct hs_sigv4_request r = sigv4_request(op);
+  enum hs_err err = hs_auth_end(&op->auth, &op->gw->cfg->front, &r);
+  if (is_auth_failure(err))
+    hs_stat_add(&op->gw->stats->auth_failures, 1);
+  const char *why = NULL;
+  if (!err && bodiless_method(op)) {
+    err = HS_ERR_INVALID_REQUEST;
+    why = "GET, HEAD and DELETE requests take no body.";
+  } else if (!err && op->deferred_over) {
+    err = HS_ERR_INVALID_REQUEST;
+    why = "Missing required header for this request: x-amz-content-sha256 "
+          "(a body over 8 MiB must declare its hash).";
+  } else if (!err && op->deferred_body.failed) {
+    err = HS_ERR_NOMEM;
+  }
+  if (err) {
+    gw_op_error(op, err, why);
+    return;
+  }
+  struct hs_kv kv[FWD_HEADERS_MAX];
+  char hex[65];
+  struct gw_call_req cr;
+  struct gw_call *call = NULL;
+  err = fill_call(op, &cr, kv, hex);
+  if (!err)
+    err = gw_call_start(op->gw->be, &cr, &call);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return;
+  }
+  if (op->deferred_body.len)
+    gw_call_send(call, op->deferred_body.data, op->deferred_body.len);
+  hs_stat_add(&op->gw->stats->http_bytes_in, op->body_bytes);
+  if (gw_call_head(call) == GW_HEAD_RESPONSE)
+    gw_op_backend_response(op, call, true);
+  else
+    gw_op_backend_failed(op, call);
+}
+
 static void op_end(void *p)
 {
   struct gw_op *op = p;
+  if (op->deferred) {
+    deferred_end(op);
+    return;
+  }
   if (!op->call)
     return;
   struct hs_sigv4_request r = sigv4_request(op);

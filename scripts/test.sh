@@ -37,7 +37,14 @@ run_ctest() {
   local rc=$?
   echo "$out" | tail -n 40
   record "$name: $(echo "$out" | grep -E 'tests passed|tests failed' | tail -n1)"
-  [ $rc -eq 0 ] || status=1
+  [ $rc -eq 0 ] && return
+  status=1
+  # what failed, in full (the tail above shows only the summary); run once
+  # more alone, to tell a failure from one that needs a loaded machine
+  echo "--- $name: the failed tests' logs"
+  sed -n '/^[0-9]*\/[0-9]* Test *#[0-9]*: .*\*\*\*/,/^ *Start /p' <<<"$out" | tail -n 200
+  echo "--- $name: the failed tests run again, alone"
+  (cd "$dir" && ctest --rerun-failed --output-on-failure 2>&1 | tail -n 60)
 }
 
 lane "gcc + ASan/UBSan"

@@ -6,7 +6,7 @@
 
 #include "auth/auth.h"
 #include "auth/checksum.h"
-#include "auth/hash.h"
+#include "hash.h"
 #include "s3.h"
 #include "timefmt.h"
 #include "uri.h"

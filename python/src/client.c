@@ -164,6 +164,9 @@ static hipObjS3Status_t run(hipObjS3Client_t *c, const struct object_name *o,
                           t->mem, r);
 }
 
+/* The client is busy from before any Python code of the target's runs
+ * (__dlpack__, __cuda_array_interface__, a deleter) to after its last use
+ * of the client: such code that closes the client gets RuntimeError. */
 static PyObject *transfer(Client *self, PyObject *url, PyObject *obj,
                           const struct request *q)
 {
@@ -171,26 +174,28 @@ static PyObject *transfer(Client *self, PyObject *url, PyObject *obj,
   struct hp_target t;
   hipObjS3Result_t r;
   hipObjS3Client_t *c = open_client(self);
-  if (!c || parse_name(url, &o) ||
-      hp_target_get(obj, q->op == HIPOBJ_RDMA_OP_GET, &t))
+  if (!c)
     return NULL;
-  if (q->length >= 0 && (unsigned long long)q->length > t.size) {
-    hp_target_release(&t);
-    return hp_raise_msg(hipObjS3BufferTooSmall, "length %lld is more than "
-                        "the target's %zu bytes", q->length, t.size);
-  }
-  if (self->rdma && hp_cache_prepare(self->cache, &t)) {
-    hp_target_release(&t);
-    return NULL;
-  }
   self->busy++;
-  hipObjS3Status_t st;
-  Py_BEGIN_ALLOW_THREADS
-  st = run(c, &o, &t, q, &r);
-  Py_END_ALLOW_THREADS
+  bool get = q->op == HIPOBJ_RDMA_OP_GET;
+  if (parse_name(url, &o) || hp_target_get(obj, get, &t)) {
+    self->busy--;
+    return NULL;
+  }
+  PyObject *res = NULL;
+  if (q->length >= 0 && (unsigned long long)q->length > t.size) {
+    hp_raise_msg(hipObjS3BufferTooSmall, "length %lld is more than "
+                 "the target's %zu bytes", q->length, t.size);
+  } else if (!self->rdma || !hp_cache_prepare(self->cache, &t)) {
+    hipObjS3Status_t st;
+    Py_BEGIN_ALLOW_THREADS
+    st = run(c, &o, &t, q, &r);
+    Py_END_ALLOW_THREADS
+    res = st == hipObjS3Ok ? hp_result_new(c, &r, t.kind) : hp_raise(&r);
+    if (res && hp_target_check_moved(&t, get))
+      Py_CLEAR(res);
+  }
   self->busy--;
-  PyObject *res =
-      st == hipObjS3Ok ? hp_result_new(c, &r, t.kind) : hp_raise(&r);
   hp_target_release(&t);
   return res;
 }

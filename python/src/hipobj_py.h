@@ -41,6 +41,7 @@ struct hp_target {
   bool has_view;
   PyObject *capsule; /* DLPack: the consumed capsule (new ref) */
   void *managed;     /* DLPack: the DLManagedTensor, deleted at release */
+  bool versioned;    /* DLPack 1.x: managed is a DLManagedTensorVersioned */
   const char *kind;  /* "buffer", "dlpack", "cuda_array_interface" */
 };
 
@@ -49,6 +50,10 @@ struct hp_target {
  * exception set. */
 int hp_target_get(PyObject *obj, bool writable, struct hp_target *t);
 void hp_target_release(struct hp_target *t);
+/* After a transfer: 0 if t's owner, exported again, still has its memory
+ * where t says; -1 with RuntimeError if it moved (or another exception if
+ * it cannot be exported now). */
+int hp_target_check_moved(const struct hp_target *t, bool writable);
 
 /* ---- the registration cache (regcache.c) -------------------------------- */
 

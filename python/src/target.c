@@ -41,6 +41,19 @@ typedef struct dl_managed {
   void (*deleter)(struct dl_managed *self);
 } dl_managed;
 
+/* DLPack 1.x: DLManagedTensorVersioned, in a "dltensor_versioned" capsule,
+ * the answer to __dlpack__(max_version=(1, 0)); its flags say whether the
+ * memory is read-only or a copy. */
+enum { DL_FLAG_READ_ONLY = 1u << 0, DL_FLAG_IS_COPIED = 1u << 1 };
+
+typedef struct dl_managed_v {
+  uint32_t major, minor;
+  void *manager_ctx;
+  void (*deleter)(struct dl_managed_v *self);
+  uint64_t flags;
+  dl_tensor t;
+} dl_managed_v;
+
 /* Whether shape/strides (in elements) describe a compact row-major block;
  * the element count in *count. */
 static bool compact(int ndim, const int64_t *shape, const int64_t *strides,
@@ -102,21 +115,71 @@ static int dlpack_device(struct hp_target *t, int type, int id)
   }
 }
 
-static int from_dlpack(PyObject *obj, struct hp_target *t)
+/* __dlpack__(max_version=(1, 0)), or __dlpack__() for a producer that
+ * knows no versions (TypeError). */
+static PyObject *call_dlpack(PyObject *obj)
 {
-  PyObject *cap = PyObject_CallMethod(obj, "__dlpack__", NULL);
+  PyObject *meth = PyObject_GetAttrString(obj, "__dlpack__");
+  if (!meth)
+    return NULL;
+  PyObject *args = PyTuple_New(0);
+  PyObject *kw = Py_BuildValue("{s:(ii)}", "max_version", 1, 0);
+  PyObject *cap = args && kw ? PyObject_Call(meth, args, kw) : NULL;
+  if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    cap = PyObject_CallNoArgs(meth);
+  }
+  Py_XDECREF(kw);
+  Py_XDECREF(args);
+  Py_DECREF(meth);
+  return cap;
+}
+
+static int from_dlpack(PyObject *obj, bool writable, struct hp_target *t)
+{
+  PyObject *cap = call_dlpack(obj);
   if (!cap)
     return -1;
-  dl_managed *m = PyCapsule_GetPointer(cap, "dltensor");
-  if (!m || PyCapsule_SetName(cap, "used_dltensor")) {
-    Py_DECREF(cap);
+  const dl_tensor *d;
+  uint64_t flags = 0;
+  if (PyCapsule_IsValid(cap, "dltensor_versioned")) {
+    dl_managed_v *v = PyCapsule_GetPointer(cap, "dltensor_versioned");
+    if (!v || PyCapsule_SetName(cap, "used_dltensor_versioned")) {
+      Py_DECREF(cap);
+      return -1;
+    }
+    /* Ours now: the deleter runs in hp_target_release. */
+    t->capsule = cap;
+    t->managed = v;
+    t->versioned = true;
+    if (v->major != 1) {
+      hp_raise_msg(hipObjS3InvalidArgument, "DLPack %u.%u is not "
+                   "supported (1.x is)", v->major, v->minor);
+      return -1;
+    }
+    d = &v->t;
+    flags = v->flags;
+  } else {
+    dl_managed *m = PyCapsule_GetPointer(cap, "dltensor");
+    if (!m || PyCapsule_SetName(cap, "used_dltensor")) {
+      Py_DECREF(cap);
+      return -1;
+    }
+    t->capsule = cap;
+    t->managed = m;
+    d = &m->t;
+  }
+  t->kind = "dlpack";
+  if (writable && (flags & DL_FLAG_READ_ONLY)) {
+    hp_raise_msg(hipObjS3InvalidArgument, "the DLPack tensor is read-only: "
+                 "it cannot be a GET's target");
     return -1;
   }
-  /* Ours now: the deleter runs in hp_target_release. */
-  t->capsule = cap;
-  t->managed = m;
-  t->kind = "dlpack";
-  const dl_tensor *d = &m->t;
+  if (writable && (flags & DL_FLAG_IS_COPIED)) {
+    hp_raise_msg(hipObjS3InvalidArgument, "the DLPack tensor is a copy of "
+                 "the object's memory: bytes written there would be lost");
+    return -1;
+  }
   uint64_t count = 0;
   if (d->ndim < 0 || (d->ndim > 0 && !d->shape) ||
       !compact(d->ndim, d->shape, d->strides, &count)) {
@@ -248,6 +311,9 @@ static int from_buffer(PyObject *obj, bool writable, struct hp_target *t)
   return 0;
 }
 
+/* 1 if obj has the attribute, 0 if not (AttributeError), -1 with the
+ * exception of a property that failed otherwise (it is the target's own
+ * code: its RuntimeError, say, is the caller's to see). */
 static int has_attr(PyObject *obj, const char *name)
 {
   PyObject *a = PyObject_GetAttrString(obj, name);
@@ -255,6 +321,8 @@ static int has_attr(PyObject *obj, const char *name)
     Py_DECREF(a);
     return 1;
   }
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+    return -1;
   PyErr_Clear();
   return 0;
 }
@@ -262,12 +330,16 @@ static int has_attr(PyObject *obj, const char *name)
 int hp_target_get(PyObject *obj, bool writable, struct hp_target *t)
 {
   memset(t, 0, sizeof *t);
-  int rc;
+  int rc, dlpack = 0, cai = 0;
   if (PyObject_CheckBuffer(obj))
     rc = from_buffer(obj, writable, t);
-  else if (has_attr(obj, "__dlpack__"))
-    rc = from_dlpack(obj, t);
-  else if (has_attr(obj, "__cuda_array_interface__"))
+  else if ((dlpack = has_attr(obj, "__dlpack__")) < 0)
+    return -1;
+  else if (dlpack)
+    rc = from_dlpack(obj, writable, t);
+  else if ((cai = has_attr(obj, "__cuda_array_interface__")) < 0)
+    return -1;
+  else if (cai)
     rc = from_cai(obj, writable, t);
   else {
     PyErr_Format(PyExc_TypeError, "%s target: expected an object with the "
@@ -293,7 +365,11 @@ void hp_target_release(struct hp_target *t)
   PyErr_Fetch(&type, &value, &tb);
   if (t->has_view)
     PyBuffer_Release(&t->view);
-  if (t->managed) {
+  if (t->managed && t->versioned) {
+    dl_managed_v *v = t->managed;
+    if (v->deleter)
+      v->deleter(v);
+  } else if (t->managed) {
     dl_managed *m = t->managed;
     if (m->deleter)
       m->deleter(m);
@@ -302,4 +378,26 @@ void hp_target_release(struct hp_target *t)
   Py_XDECREF(t->owner);
   memset(t, 0, sizeof *t);
   PyErr_Restore(type, value, tb);
+}
+
+/* DLPack and __cuda_array_interface__ describe memory at one moment; a
+ * producer may move it later (torch's resize_() frees the old storage).
+ * Exported again after the transfer, the target must be where it was. */
+int hp_target_check_moved(const struct hp_target *t, bool writable)
+{
+  if (!t->owner || t->has_view)
+    return 0; /* the buffer protocol: the export keeps the memory */
+  struct hp_target now;
+  if (hp_target_get(t->owner, writable, &now))
+    return -1;
+  bool moved = now.ptr != t->ptr || now.size != t->size;
+  hp_target_release(&now);
+  if (moved) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "the target's memory moved during the transfer (was it "
+                    "resized?): the transfer used memory its owner may have "
+                    "freed; do not resize a target while it transfers");
+    return -1;
+  }
+  return 0;
 }

@@ -32,6 +32,14 @@ class DLManagedTensor(ctypes.Structure):
                 ("deleter", DELETER)]
 
 
+class DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                ("manager_ctx", ctypes.c_void_p), ("deleter", DELETER),
+                ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
+
+
+READ_ONLY, IS_COPIED = 1, 2
+
 _capsule_new = ctypes.pythonapi.PyCapsule_New
 _capsule_new.restype = ctypes.py_object
 _capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
@@ -42,7 +50,16 @@ class FakeTensor:
     __dlpack__ only."""
 
     def __init__(self, address, shape, itemsize=1, device=CPU, strides=None,
-                 byte_offset=0, keep=None):
+                 byte_offset=0, keep=None, versioned=False, flags=0,
+                 major=1, on_export=None):
+        """versioned: answers __dlpack__(max_version=...) with a DLPack 1.x
+        capsule carrying `flags` (else max_version is a TypeError, as
+        for a producer of DLPack 0.x); on_export(self) runs at each
+        export (Python code of the producer's)."""
+        self.versioned = versioned
+        self.flags = flags
+        self.major = major
+        self.on_export = on_export
         self.address = address
         self.shape = list(shape)
         self.itemsize = itemsize
@@ -62,13 +79,20 @@ class FakeTensor:
     def __dlpack_device__(self):
         return (self.device, 0)
 
-    def __dlpack__(self, stream=None):
+    def __dlpack__(self, stream=None, **kw):
+        if kw and (not self.versioned or set(kw) != {"max_version"}):
+            raise TypeError("unexpected keyword argument %r" % sorted(kw))
+        if self.on_export:
+            self.on_export(self)
         n = len(self.shape)
         shape = (ctypes.c_int64 * max(n, 1))(*self.shape)
         strides = None
         if self.strides is not None:
             strides = (ctypes.c_int64 * max(n, 1))(*self.strides)
-        m = DLManagedTensor()
+        versioned = bool(kw)
+        m = DLManagedTensorVersioned() if versioned else DLManagedTensor()
+        if versioned:
+            m.major, m.minor, m.flags = self.major, 0, self.flags
         m.dl_tensor.data = self.address
         m.dl_tensor.device = DLDevice(self.device, 0)
         m.dl_tensor.ndim = n
@@ -81,7 +105,8 @@ class FakeTensor:
         ptr = ctypes.addressof(m)
         self._live[ptr] = (m, shape, strides)
         self.exported += 1
-        return _capsule_new(ptr, b"dltensor", None)
+        name = b"dltensor_versioned" if versioned else b"dltensor"
+        return _capsule_new(ptr, name, None)
 
 
 class FakeCudaArray:

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "common/thread_safety.h"
-#include "auth/hash.h"
+#include "hash.h"
 #include "store_ops.h"
 
 #define COPY_CHUNK (1u << 20)

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "auth/hash.h"
+#include "hash.h"
 #include "store_ops.h"
 #include "uri.h" /* hs_bucket_name_valid, for directories found on open */
 

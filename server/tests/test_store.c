@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "auth/hash.h"
+#include "hash.h"
 #include "store/store.h"
 
 struct fixture {

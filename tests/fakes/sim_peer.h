@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulated protocol peer: the reference server engine
- * (server/engine) on the simulated fabric, serving one in-memory object,
+ * (src/server) on the simulated fabric, serving one in-memory object,
  * and the hipObjOps_t callbacks an application would implement with its S3
  * client. Tests run whole GET and PUT sequences in one process with it. */
 #ifndef HO_TESTS_SIM_PEER_H

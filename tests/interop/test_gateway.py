@@ -6,6 +6,9 @@ by boto3 and by hand-signed raw requests:
   - the bytes really pass through: the backend's counters grow;
   - a forged body (deferred signature) and a body that does not match its
     declared SHA-256 are refused and leave nothing in the backend;
+  - a forged request of any method (DELETE, GET, HEAD, a copy) with a body
+    and a deferred signature never reaches the backend; a body on GET,
+    HEAD or DELETE is refused;
   - aws-chunked bodies are decoded on the way: signed chunks and an
     unsigned body with a CRC32 trailer are stored as their payload; a chunk
     changed after signing or a wrong trailer leaves nothing;
@@ -196,6 +199,63 @@ def forged_bodies(gw, be_s3, c):
          (501, "501"), "token without RDMA: 501 and reply 501")
 
 
+def backend_requests(be):
+    return sum(v for k, v in be.stats()["requests"].items() if k != "total")
+
+
+def forged_requests(gw, be, be_s3, c):
+    """GW-1: a header-signed request with a body and no declared hash is
+    checked only over its body; the backend must hear nothing of it before
+    that check, whatever its method (libcurl sends no body with GET, HEAD or
+    DELETE, so an early call would run complete at the store)."""
+    be_s3.create_bucket(Bucket="victims")
+    be_s3.put_object(Bucket="victims", Key="v", Body=b"keep me")
+    up = be_s3.create_multipart_upload(Bucket="victims", Key="m")["UploadId"]
+    body = os.urandom(1 << 20)  # arrives in many pieces
+    cases = (("DELETE", "/victims/v", {}), ("DELETE", "/victims", {}),
+             ("DELETE", "/victims/m?uploadId=" + up, {}),
+             ("GET", "/victims/v", {}), ("HEAD", "/victims/v", {}),
+             ("PUT", "/victims/copy", {"x-amz-copy-source": "/victims/v"}))
+    base = backend_requests(be)
+    calib = backend_requests(be) - base  # the stats request itself
+    for method, target, extra in cases:
+        path = target.split("?")[0]
+        h = sign(method, gw.url, path, tb.AK, "not-the-secret", dict(extra),
+                 hashlib.sha256(body).hexdigest(), send_hash=False)
+        auth = h["Authorization"]
+        h["Authorization"] = auth[:auth.rindex("=") + 1] + "0" * 64
+        before = backend_requests(be)
+        st, _, _ = raw(gw.url, method, target, h, body)
+        seen = backend_requests(be) - before - calib
+        c.eq((st, seen), (403, 0), "forged %s %s with a 1 MiB body: 403, "
+             "the store heard nothing" % (method, target))
+    c.eq(be_s3.get_object(Bucket="victims", Key="v")["Body"].read(),
+         b"keep me", "forged requests: the object is still there")
+    parts = be_s3.list_parts(Bucket="victims", Key="m", UploadId=up)
+    c.eq(parts["UploadId"], up, "forged abort: the upload is still there")
+    c.ok(absent(be_s3, "victims", "copy"), "forged copy: nothing copied")
+    # honest GET and DELETE with a body: refused, with or without a hash
+    for send_hash in (False, True):
+        for method in ("GET", "DELETE"):
+            h = sign(method, gw.url, "/victims/v", tb.AK, tb.SK, {},
+                     hashlib.sha256(body).hexdigest(), send_hash=send_hash)
+            before = backend_requests(be)
+            st, _, data = raw(gw.url, method, "/victims/v", h, body)
+            seen = backend_requests(be) - before - calib
+            c.eq((st, seen), (400, 0), "%s with a body (hash %s): 400, "
+                 "nothing forwarded" % (method, "declared" if send_hash
+                                        else "deferred"))
+    # a deferred signature over more than the gateway reads whole: refused
+    big = b"x" * (8 * MiB + 1)
+    h = sign("PUT", gw.url, "/victims/big", tb.AK, tb.SK, {},
+             hashlib.sha256(big).hexdigest(), send_hash=False)
+    st, _, data = raw(gw.url, "PUT", "/victims/big", h, big)
+    c.ok(st == 400 and b"x-amz-content-sha256" in data,
+         "deferred signature over 8 MiB: 400, asks for the hash")
+    c.ok(absent(be_s3, "victims", "big"), "deferred over 8 MiB: not stored")
+    be_s3.abort_multipart_upload(Bucket="victims", Key="m", UploadId=up)
+
+
 def vm_kib(pid, field):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -358,6 +418,7 @@ def run(server_bin, gateway_bin, c):
              gst["requests"]["total"] >= sum(gst["status"].values()) - 1,
              "gateway stats: requests by method (%r)" % gst["requests"])
         forged_bodies(gw, be_s3, c)
+        forged_requests(gw, be, be_s3, c)
         streaming(gw, s3, c)
         several_users(gateway_bin, be, c)
         be = backend_down(server_bin, d, be, gw, s3, c)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A small in-process S3 responder whose RDMA side is the reference engine
- * (server/engine) on the simulated fabric of tests/fakes: the glue's RDMA
+ * (src/server) on the simulated fabric of tests/fakes: the glue's RDMA
  * path runs end to end in one process, over real HTTP on 127.0.0.1.
  * Path-style objects in memory, GET (Range), HEAD, PUT, DELETE, multipart
  * (create, UploadPart, ListParts, complete, abort). It can misbehave on

@@ -44,7 +44,7 @@ port=${S3_ENDPOINT##*:}
   --env "RGW_SECRET_KEY=$AWS_SECRET_ACCESS_KEY" --env "BUCKET=$bucket" \
   --file "$BUILD/src/libhipobj.so.0:lib/libhipobj.so.0" \
   --file "$BUILD/integrations/curl/libhipobj_s3.so.0:lib/libhipobj_s3.so.0" \
-  --file "$BUILD/server/engine/libhipobj_server.so.0:lib/libhipobj_server.so.0" \
+  --file "$BUILD/src/server/libhipobj_server.so.0:lib/libhipobj_server.so.0" \
   --file "$BUILD/gateway/hipobj-gateway:bin/hipobj-gateway" \
   --file "$BUILD/tools/hipobj/hipobj:bin/hipobj" \
   --file "$(command -v curl):bin/curl" \

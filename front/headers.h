@@ -4,6 +4,7 @@
 #ifndef HS_HEADERS_H
 #define HS_HEADERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct hs_kv {
@@ -20,5 +21,11 @@ struct hs_headers {
 const char *hs_header_get(const struct hs_headers *h, const char *name);
 /* How many fields are named `name`. */
 size_t hs_header_count(const struct hs_headers *h, const char *name);
+/* Whether `name` is a field name as RFC 9110 defines it: one or more
+ * token characters (tchar: ALPHA, DIGIT and !#$%&'*+-.^_`|~), nothing
+ * else: no blank before the colon, no folded line, no control byte. */
+bool hs_header_name_ok(const char *name);
+/* The first field of h whose name is not a token, or NULL. */
+const char *hs_headers_bad_name(const struct hs_headers *h);
 
 #endif

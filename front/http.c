@@ -53,6 +53,10 @@ struct req_ctx {
   unsigned status;
   uint64_t bytes_out;
   uint64_t start_ns;
+  /* Refused by the front itself (a field name that is not a token): no op,
+   * this answer, and the connection closed after it. */
+  bool refused;
+  struct hs_response own;
 };
 
 struct stream_ctx {
@@ -258,7 +262,8 @@ static struct MHD_Response *make_response(struct req_ctx *rq,
 
 static enum MHD_Result queue(struct req_ctx *rq, struct MHD_Connection *c)
 {
-  struct hs_response *r = rq->h->app->ops->response(rq->op);
+  struct hs_response *r =
+      rq->refused ? &rq->own : rq->h->app->ops->response(rq->op);
   struct MHD_Response *m = make_response(rq, r);
   if (!m)
     return MHD_NO;
@@ -275,6 +280,26 @@ static enum MHD_Result queue(struct req_ctx *rq, struct MHD_Connection *c)
   rq->state = RQ_QUEUED;
   rq->status = r->status;
   return ok;
+}
+
+/* A field name that is not a token (RFC 9110 5.1): "Host : x",
+ * "Content-Length : 0" or a folded line would reach a lenient server
+ * behind the gateway as a header this side never saw, so the request gets
+ * 400 here, before any handler, and the connection is closed: its framing
+ * (a length or chunking this side ignored) cannot be trusted. */
+static void refuse_names(struct req_ctx *rq)
+{
+  struct hs_response *r = &rq->own;
+  rq->refused = true;
+  rq->has_body = false; /* never read: the connection closes */
+  hs_buf_init(&r->headers, 4096);
+  hs_buf_init(&r->body, 4096);
+  r->status = hs_err_status(HS_ERR_INVALID_REQUEST);
+  r->close = true;
+  hs_resp_header(r, "Content-Type", "application/xml");
+  struct hs_err_where w = {0};
+  hs_err_xml(&r->body, HS_ERR_INVALID_REQUEST,
+             "A header field name is not an HTTP token.", &w);
 }
 
 static struct req_ctx *start(struct hs_http *h, struct MHD_Connection *c,
@@ -300,6 +325,10 @@ static struct req_ctx *start(struct hs_http *h, struct MHD_Connection *c,
   fill_request(rq, method, &req);
   rq->has_body = req.chunked || (req.has_length && req.content_length);
   rq->body_len = req.chunked ? UINT64_MAX : req.content_length;
+  if (hs_headers_bad_name(&req.headers)) {
+    refuse_names(rq);
+    return rq;
+  }
   rq->op = h->app->ops->op_new(h->app->ctx, &req);
   return rq;
 }
@@ -322,6 +351,10 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c,
   if (!rq) {
     rq = start(h, c, url, method);
     *con_cls = rq;
+    if (rq && rq->refused) {
+      rq->state = RQ_READY;
+      return MHD_YES;
+    }
     if (!rq || !rq->op)
       return MHD_NO;
     if (ops->begin(rq->op) == HS_STEP_BODY) {
@@ -398,6 +431,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
     log_request(rq, toe);
   if (rq->op)
     h->app->ops->free(rq->op);
+  hs_buf_free(&rq->own.headers);
+  hs_buf_free(&rq->own.body);
   free(rq->headers);
   free(rq->target);
   free(rq);

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "auth/hash.h"
+#include "hash.h"
 
 /* 32 hex digits, '-', up to 5 digits, NUL */
 #define HS_ETAG_MAX 40

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth/hash.h"
+#include "hash.h"
 #include "hipobj_server.h"
 
 /* One transfer handed to the library, freed by its done callback (or at

@@ -83,7 +83,7 @@ static enum hs_err unsigned_headers(struct hs_auth *a,
                                     const struct hs_headers *h)
 {
   for (size_t i = 0; i < h->n; i++) {
-    char name[64];
+    char name[HS_SIGV4_SIGNED_MAX + 1]; /* any name a signature can list */
     size_t n = strlen(h->v[i].name);
     if (!hs_auth_must_sign(h->v[i].name) ||
         (a->sig.presigned && strncasecmp(h->v[i].name, "x-amz-", 6) != 0 &&
