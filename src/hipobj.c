@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -327,6 +328,23 @@ static hipObjOpError_t attempt(struct ho_instance *inst, const struct xfer *x,
   return e;
 }
 
+/* Before attempt n + 1 (n from 0): wait until its slot, n + 1 parts of
+ * retries + 1 into the budget, so that the attempts are spread over the
+ * deadline and a fault shorter than it is outlived; a fast failure (a
+ * stall, an error completion) whose slot has passed goes on at once. */
+static void wait_for_slot(uint64_t start, uint64_t budget, unsigned retries,
+                          unsigned n)
+{
+  uint64_t slot = start + budget / (retries + 1u) * (n + 1u);
+  uint64_t now = ho_now_ns();
+  if (now >= slot)
+    return;
+  struct timespec ts = {(time_t)((slot - now) / 1000000000u),
+                        (long)((slot - now) % 1000000000u)};
+  while (nanosleep(&ts, &ts) != 0)
+    ;
+}
+
 /* The attempts of one transfer: a failure for a fabric reason (before the
  * server reported any byte moved: a final with OK is the only report) is
  * sent again through the application's callbacks on a new connection, at
@@ -336,14 +354,18 @@ static hipObjOpError_t attempt(struct ho_instance *inst, const struct xfer *x,
 static hipObjOpError_t attempts(struct ho_instance *inst, const struct xfer *x,
                                 const hipObjOps_t *ops, void *ctx, int *native)
 {
-  const uint64_t deadline = ho_now_ns() + transfer_budget_ns(inst, x->size);
+  const unsigned retries = inst->opts.retries;
+  const uint64_t start = ho_now_ns();
+  const uint64_t budget = transfer_budget_ns(inst, x->size);
+  const uint64_t deadline = start + budget;
   for (unsigned n = 0;; n++) {
     enum ho_retry_cause why;
     hipObjOpError_t e = attempt(inst, x, ops, ctx, deadline, &why, native);
-    if (e == hipObjSuccess || why == HO_RETRY_NONE ||
-        n >= inst->opts.retries || ho_now_ns() >= deadline)
+    if (e == hipObjSuccess || why == HO_RETRY_NONE || n >= retries ||
+        ho_now_ns() >= deadline)
       return e;
     ho_stats_retry(&inst->stats, why);
+    wait_for_slot(start, budget, retries, n);
   }
 }
 

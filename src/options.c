@@ -41,7 +41,7 @@ void ho_options_defaults(struct ho_options *o)
   o->idle_timeout_ms = 30000;
   o->wait_timeout_ms = 10000;
   o->retries = 3;
-  o->stall_timeout_ms = 2000;
+  o->stall_timeout_ms = 1000;
   o->dmabuf = true;
   o->require_gpu_direct = false;
   o->rdma_debug = false;

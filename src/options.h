@@ -22,7 +22,7 @@ struct ho_options {
   unsigned retries;             /* HIPOBJ_RETRIES: 3, 0..10: a transfer that
                                    failed for a fabric reason is tried again
                                    this many times at most */
-  unsigned stall_timeout_ms;    /* HIPOBJ_STALL_TIMEOUT_MS: 2000, 0..86400000
+  unsigned stall_timeout_ms;    /* HIPOBJ_STALL_TIMEOUT_MS: 1000, 0..86400000
                                    (0: none): an attempt fails when nothing
                                    came from the server for this long */
   /* Booleans: a value starting 0, n, N, f or F, or "off" in any case, is

@@ -113,7 +113,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->idle_timeout_ms, 30000);
   assert_int_equal(o->wait_timeout_ms, 10000);
   assert_int_equal(o->retries, 3);
-  assert_int_equal(o->stall_timeout_ms, 2000);
+  assert_int_equal(o->stall_timeout_ms, 1000);
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
   assert_false(o->rdma_debug);
@@ -291,7 +291,7 @@ static void test_stall_timeout(void **state)
                   offsetof(struct ho_options, stall_timeout_ms));
   static const char *const bad[] = {"86400001", "2s"};
   check_int_invalid("HIPOBJ_STALL_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
-                    "using 2000");
+                    "using 1000");
 }
 
 /* An invalid value keeps what the struct held, and says so. */

@@ -129,6 +129,8 @@ for loss in 0.1% 1%; do
 done
 
 echo "== delay 10ms"
+probe   # the reference again, right before: the VM's load moves it
+LAT_NONE=$LAT
 fault_roce delay 10ms
 probe
 profile "delay 10ms" "$FAULT_PER"
