@@ -255,6 +255,20 @@ HIPOBJ_API hipObjError_t hipObjCompleteRdmaTransfer(const char *token,
                                                     size_t replyLen);
 
 /*
+ * hipObjRdmaTransferRetryable: after hipObjCompleteRdmaTransfer() failed on
+ * `token` (before hipObjPutRdmaToken), *retryable is 1 when the failure was
+ * one hipObjGet()/hipObjPut() would retry (a fabric failure before any byte
+ * was reported moved: docs/protocol.md, section 7), 0 otherwise (success,
+ * an S3 or protocol failure, the deadline). To retry, put the token, get a
+ * new one and send the S3 request again with it; counting the attempts
+ * and keeping a deadline are the application's.
+ * Errors: InvalidValue (NULL, not a live token, or not completed yet).
+ * Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjRdmaTransferRetryable(const char *token,
+                                                     int *retryable);
+
+/*
  * hipObjPutRdmaToken: release a token and, if its transfer was not completed,
  * abandon the transfer (its connection is retired).
  * The token pointer is the transfer's handle, and no handle is ever reused:

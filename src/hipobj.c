@@ -437,6 +437,7 @@ struct app_xfer {
   uint64_t size;
   int op;
   enum app_state state;
+  bool retryable; /* the completion failed for a fabric reason */
 };
 
 static ho_mutex app_mu = HO_MUTEX_INIT;
@@ -542,7 +543,7 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   int status = 0, native = 0;
   e = ho_control_check_reply(reply, replyLen, &r, &status);
   const struct xfer t = {x->buf, 0, x->size, x->op};
-  enum ho_retry_cause why; /* the application retries its own transfers */
+  enum ho_retry_cause why = HO_RETRY_NONE; /* the application retries */
   if (e == hipObjSuccess)
     e = finish_rc(x->inst, &x->lease, &r, &t,
                   ho_now_ns() + transfer_budget_ns(x->inst, x->size), &why);
@@ -552,9 +553,25 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   ho_stats_transfer(&x->inst->stats, x->op, x->size, e);
   ho_pool_release(&x->lease);
   ho_mutex_lock(&app_mu);
+  x->retryable = e != hipObjSuccess && why != HO_RETRY_NONE;
   x->state = APP_DONE;
   ho_mutex_unlock(&app_mu);
   return mk(e, native);
+}
+
+hipObjError_t hipObjRdmaTransferRetryable(const char *token, int *retryable)
+{
+  hipObjOpError_t e = hipObjInvalidValue;
+  if (!retryable)
+    return mk(e, 0);
+  ho_mutex_lock(&app_mu);
+  struct app_xfer *x = token ? app_find(token) : NULL;
+  if (x && x->state == APP_DONE) {
+    *retryable = x->retryable ? 1 : 0;
+    e = hipObjSuccess;
+  }
+  ho_mutex_unlock(&app_mu);
+  return mk(e, 0);
 }
 
 hipObjError_t hipObjPutRdmaToken(char *token)

@@ -70,11 +70,16 @@ static hipObjServerConfig_t config(void)
   return c;
 }
 
+/* The client's HIPOBJ_RETRIES for the next setup (then back to 3). */
+static unsigned client_retries = 3;
+
 static int setup_with(void **state, const hipObjServerConfig_t *c)
 {
   struct fixture *f = calloc(1, sizeof *f);
   if (!f || world_create(&f->w, NULL) != 0)
     return -1;
+  f->w.opts.retries = client_retries;
+  client_retries = 3;
   if (world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
     return -1;
   if (ho_server_open_on(&f->w.plat, c, &f->srv) != hipObjServerSuccess)
@@ -893,6 +898,7 @@ static int setup_skip_final(void **state)
 {
   hipObjServerConfig_t c = config();
   c.faultSkipFinal = 1;
+  client_retries = 0; /* the server's side of one lost final, not retried */
   return setup_with(state, &c);
 }
 

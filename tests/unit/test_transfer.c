@@ -364,6 +364,36 @@ static void retries_stop_at_the_deadline(void **state)
   sim_peer_destroy(&mute);
 }
 
+/* The application-driven path is not retried by the library; the helper
+ * says when the application should. */
+static void application_driven_retry(void **state)
+{
+  struct fixture *f = *state;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    char *token = NULL;
+    assert_int_equal(hipObjGetRdmaToken(f->buf, 4096, HIPOBJ_RDMA_OP_GET,
+                                        &token).opError, hipObjSuccess);
+    if (attempt == 0)
+      fake_device_force_error(WORLD_CLIENT_NIC, 1, IBV_WC_REM_ACCESS_ERR);
+    struct sim_request r;
+    sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 0, 4096);
+    assert_int_equal(sim_ops.sendRequest(&r, token, 88), 0);
+    char reply[HIPOBJ_REPLY_BUF_LEN];
+    size_t len = sizeof reply;
+    assert_int_equal(sim_ops.recvReply(&r, reply, &len), 0);
+    hipObjOpError_t e = hipObjCompleteRdmaTransfer(token, reply, len).opError;
+    int retryable = -1;
+    assert_int_equal(hipObjRdmaTransferRetryable(token, &retryable).opError,
+                     hipObjSuccess);
+    assert_int_equal(e, attempt == 0 ? hipObjRdmaError : hipObjSuccess);
+    assert_int_equal(retryable, attempt == 0);
+    assert_int_equal(hipObjPutRdmaToken(token).opError, hipObjSuccess);
+    assert_int_equal(hipObjRdmaTransferRetryable(token, &retryable).opError,
+                     hipObjInvalidValue); /* put: gone */
+  }
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+}
+
 static void final_with_wrong_cookie(void **state)
 {
   struct fixture *f = *state;
@@ -611,6 +641,10 @@ static void application_driven_transfer(void **state)
   assert_int_equal(sim_ops.recvReply(&r, reply, &len), 0);
   assert_int_equal(hipObjCompleteRdmaTransfer(token, reply, len).opError, hipObjSuccess);
   assert_memory_equal(f->buf, f->peer.object + 100, 8192);
+  int retryable = -1;
+  assert_int_equal(hipObjRdmaTransferRetryable(token, &retryable).opError,
+                   hipObjSuccess);
+  assert_int_equal(retryable, 0); /* a success */
   /* A token completes once. */
   assert_int_equal(hipObjCompleteRdmaTransfer(token, reply, len).opError,
                    hipObjInvalidValue);
@@ -636,7 +670,12 @@ static void application_driven_transfer(void **state)
                    hipObjBusy);
   /* A buffer a token uses cannot be deregistered. */
   assert_int_equal(hipObjBufDeregister(f->buf).opError, hipObjBusy);
+  assert_int_equal(hipObjRdmaTransferRetryable(held[0], &retryable).opError,
+                   hipObjInvalidValue); /* not completed yet */
   assert_int_equal(hipObjCompleteRdmaTransfer(held[0], "501", 3).opError, hipObjS3Error);
+  assert_int_equal(hipObjRdmaTransferRetryable(held[0], &retryable).opError,
+                   hipObjSuccess);
+  assert_int_equal(retryable, 0); /* a decline is the application's */
   for (int i = 0; i < 4; i++)
     assert_int_equal(hipObjPutRdmaToken(held[i]).opError, hipObjSuccess);
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
@@ -751,6 +790,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(client_disappears_after_reply, setup, teardown),
       cmocka_unit_test_setup_teardown(client_sends_wrong_cookie, setup, teardown),
       cmocka_unit_test_setup_teardown(application_driven_transfer, setup, teardown),
+      cmocka_unit_test_setup_teardown(application_driven_retry, setup, teardown),
       cmocka_unit_test_setup_teardown(four_gib_limit, setup, teardown),
       cmocka_unit_test_setup_teardown(stale_tokens_name_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(pool_wait_is_bounded, setup_short_wait, teardown),
