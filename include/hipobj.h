@@ -398,7 +398,7 @@ typedef struct {
   uint64_t retriesFabric;     /* an error completion (the fabric's retries
                                  exhausted, a flushed work request) */
   uint64_t retriesServerRdma; /* final said the server's RDMA failed */
-  uint64_t retriesStalled;    /* nothing from the server for
+  uint64_t retriesStalled;    /* a GET: nothing from the server for
                                  HIPOBJ_STALL_TIMEOUT_MS */
   uint64_t retriesKeptBroken; /* a kept connection failed before the server
                                  had ready */

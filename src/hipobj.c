@@ -256,10 +256,16 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
     return hipObjRdmaError;
+  /* The stall bound watches the receive PSN, which a GET's WRITEs move
+   * packet by packet; a PUT's READ requests move it once per work request
+   * (all of them at the start of a small PUT), and a READ the server
+   * retries does not move it at all: a PUT waits for its deadline. */
+  uint64_t stall = x->op == HIPOBJ_RDMA_OP_GET
+                       ? (uint64_t)inst->opts.stall_timeout_ms * 1000000u
+                       : 0;
   struct ho_msg fin;
-  enum ho_wait_end r = ho_conn_wait_final(
-      c, &send_pending, deadline,
-      (uint64_t)inst->opts.stall_timeout_ms * 1000000u, &fin);
+  enum ho_wait_end r =
+      ho_conn_wait_final(c, &send_pending, deadline, stall, &fin);
   *why = wait_cause(r, offer.reuse, !send_pending);
   if (r != HO_WAIT_DONE)
     return hipObjRdmaError;

@@ -23,8 +23,8 @@ struct ho_options {
                                    failed for a fabric reason is tried again
                                    this many times at most */
   unsigned stall_timeout_ms;    /* HIPOBJ_STALL_TIMEOUT_MS: 1000, 0..86400000
-                                   (0: none): an attempt fails when nothing
-                                   came from the server for this long */
+                                   (0: none): a GET's attempt fails when
+                                   nothing came from the server this long */
   /* Booleans: a value starting 0, n, N, f or F, or "off" in any case, is
    * false; any other non-empty value is true; empty is unset. */
   bool dmabuf;                  /* HIPOBJ_DMABUF: on */
