@@ -17,7 +17,8 @@ enum {
   OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
   OPT_RDMA_DEPTH, OPT_RDMA_MAX_CONN, OPT_RDMA_IDLE, OPT_FAULT_SKIP_FINAL,
   OPT_RANDOM_ETAGS, OPT_MAX_MEMORY, OPT_MULTIPART_EXPIRY, OPT_MAX_CONN_PER_IP,
-  OPT_CREDENTIALS, OPT_HELP, OPT_VERSION
+  OPT_CREDENTIALS, OPT_HEADER_TIMEOUT, OPT_SHARED_BUCKETS, OPT_HELP,
+  OPT_VERSION
 };
 
 static const struct option options[] = {
@@ -53,6 +54,8 @@ static const struct option options[] = {
     {"multipart-expiry", required_argument, NULL, OPT_MULTIPART_EXPIRY},
     {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_PER_IP},
     {"credentials", required_argument, NULL, OPT_CREDENTIALS},
+    {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+    {"shared-buckets", no_argument, NULL, OPT_SHARED_BUCKETS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0}};
@@ -84,7 +87,12 @@ void hs_config_usage(FILE *f)
       "                         HIPOBJ_TEST_SERVER_SECRET_KEY\n"
       "  --credentials FILE     instead: several users, one \"ACCESS_KEY\n"
       "                         SECRET_KEY\" per line ('#' comments); the\n"
-      "                         file must not be readable by others\n"
+      "                         file must be the user's or root's and not\n"
+      "                         readable by others\n"
+      "  --shared-buckets       with several users: they share every bucket\n"
+      "                         (each reads, changes and deletes the\n"
+      "                         others' objects; no owners here); required\n"
+      "                         for a file of more than one user\n"
       "  --max-clock-skew SEC   reject signed requests dated further than SEC\n"
       "                         from now (default 900; 0: do not check)\n"
       "\n"
@@ -121,7 +129,11 @@ void hs_config_usage(FILE *f)
       "  --max-connections N    concurrent connections (default 1024)\n"
       "  --max-connections-per-ip N\n"
       "                         concurrent connections from one address\n"
-      "                         (default 512; 0: no limit)\n"
+      "                         (default: an eighth of --max-connections,\n"
+      "                         128; 0: no limit)\n"
+      "  --header-timeout SEC   a request's line and headers must arrive\n"
+      "                         within SEC, however slowly they trickle\n"
+      "                         (default 30)\n"
       "  --idle-timeout SEC     close idle connections after SEC (default 60)\n"
       "  --max-buckets N        (default 1000)\n"
       "  --max-uploads N        multipart uploads in progress (default 10000)\n"
@@ -192,7 +204,7 @@ static void defaults(struct hs_config *c)
   memset(c, 0, sizeof *c);
   memcpy(c->listen_host, "127.0.0.1", 10);
   c->listen_port = 9000;
-  c->region = "us-east-1";
+  c->auth.region = "us-east-1";
   c->stats_interval_ms = 1000;
   c->max_object_size = 5ull << 30;
   c->max_header_size = 16u << 10;
@@ -200,7 +212,7 @@ static void defaults(struct hs_config *c)
   c->min_part_size = 5u << 20;
   c->max_connections = 1024;
   c->idle_timeout_s = 60;
-  c->max_clock_skew_s = 900;
+  c->auth.max_clock_skew_s = 900;
   c->max_buckets = 1000;
   c->max_uploads = 10000;
   c->rdma_timeout_ms = 10000;
@@ -210,7 +222,16 @@ static void defaults(struct hs_config *c)
   c->rdma_max_connections = 1024;
   c->rdma_idle_timeout_ms = 60000;
   c->multipart_expiry_s = 86400;
-  c->max_connections_per_ip = 512;
+  c->max_connections_per_ip = 0; /* hs_config_per_ip(): an eighth */
+  c->header_timeout_s = 30;
+}
+
+unsigned hs_config_per_ip(const struct hs_config *c)
+{
+  if (c->max_connections_per_ip_set)
+    return c->max_connections_per_ip;
+  unsigned n = c->max_connections / 8;
+  return n ? n : 1;
 }
 
 static bool set_size(const char *arg, uint64_t min, uint64_t *out)
@@ -228,10 +249,10 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   case OPT_LISTEN: return hs_parse_listen(arg, c->listen_host, &c->listen_port);
   case OPT_DATA_DIR: c->data_dir = arg; return *arg != '\0';
   case OPT_NIC: c->nic = arg; return *arg != '\0';
-  case OPT_ACCESS_KEY: c->access_key = arg; return *arg != '\0';
-  case OPT_SECRET_KEY: c->secret_key = arg; return *arg != '\0';
+  case OPT_ACCESS_KEY: c->auth.access_key = arg; return *arg != '\0';
+  case OPT_SECRET_KEY: c->auth.secret_key = arg; return *arg != '\0';
   case OPT_CREDENTIALS: c->credentials_file = arg; return *arg != '\0';
-  case OPT_REGION: c->region = arg; return *arg != '\0';
+  case OPT_REGION: c->auth.region = arg; return *arg != '\0';
   case OPT_STATS_FILE: c->stats_file = arg; return *arg != '\0';
   case OPT_STATS_INTERVAL:
     return parse_uint(arg, 3600000, &c->stats_interval_ms) &&
@@ -249,7 +270,7 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
     return parse_uint(arg, 1000000, &c->max_connections) &&
            c->max_connections > 0;
   case OPT_IDLE: return parse_uint(arg, 86400, &c->idle_timeout_s);
-  case OPT_SKEW: return parse_uint(arg, 604800, &c->max_clock_skew_s);
+  case OPT_SKEW: return parse_uint(arg, 604800, &c->auth.max_clock_skew_s);
   case OPT_MAX_BUCKETS: return parse_uint(arg, 1000000, &c->max_buckets);
   case OPT_MAX_UPLOADS: return parse_uint(arg, 10000000, &c->max_uploads);
   case OPT_RDMA_TIMEOUT:
@@ -272,7 +293,12 @@ static bool apply(struct hs_config *c, int opt, const char *arg)
   case OPT_MULTIPART_EXPIRY:
     return parse_uint(arg, 30 * 86400, &c->multipart_expiry_s);
   case OPT_MAX_CONN_PER_IP:
+    c->max_connections_per_ip_set = true;
     return parse_uint(arg, 1000000, &c->max_connections_per_ip);
+  case OPT_SHARED_BUCKETS: c->shared_buckets = true; return true;
+  case OPT_HEADER_TIMEOUT:
+    return parse_uint(arg, 86400, &c->header_timeout_s) &&
+           c->header_timeout_s > 0;
   case OPT_RDMA_CHUNK:
     return set_size(arg, 4096, &c->rdma_chunk_size) &&
            c->rdma_chunk_size <= (1ull << 30);
@@ -290,7 +316,7 @@ enum hs_err hs_config_load_credentials(struct hs_config *c,
   if (!c->credentials_file)
     return HS_OK;
   enum hs_err err = hs_credentials_load(c->credentials_file, owned, why);
-  c->credentials = *owned;
+  c->auth.credentials = *owned;
   return err;
 }
 
@@ -332,24 +358,24 @@ enum hs_config_result hs_config_parse(int argc, char **argv,
     hs_buf_printf(err, "unexpected argument: %s", argv[optind]);
     return HS_CONFIG_ERROR;
   }
-  if (!c.access_key && !c.credentials_file)
-    c.access_key = getenv("HIPOBJ_TEST_SERVER_ACCESS_KEY");
-  if (!c.secret_key && !c.credentials_file)
-    c.secret_key = getenv("HIPOBJ_TEST_SERVER_SECRET_KEY");
-  if (c.access_key && !*c.access_key)
-    c.access_key = NULL;
-  if (c.secret_key && !*c.secret_key)
-    c.secret_key = NULL;
-  if (c.credentials_file && (c.access_key || c.secret_key)) {
+  if (!c.auth.access_key && !c.credentials_file)
+    c.auth.access_key = getenv("HIPOBJ_TEST_SERVER_ACCESS_KEY");
+  if (!c.auth.secret_key && !c.credentials_file)
+    c.auth.secret_key = getenv("HIPOBJ_TEST_SERVER_SECRET_KEY");
+  if (c.auth.access_key && !*c.auth.access_key)
+    c.auth.access_key = NULL;
+  if (c.auth.secret_key && !*c.auth.secret_key)
+    c.auth.secret_key = NULL;
+  if (c.credentials_file && (c.auth.access_key || c.auth.secret_key)) {
     hs_buf_puts(err, "--credentials and --access-key/--secret-key exclude "
                      "each other");
     return HS_CONFIG_ERROR;
   }
-  if (!c.access_key != !c.secret_key) {
+  if (!c.auth.access_key != !c.auth.secret_key) {
     hs_buf_puts(err, "--access-key and --secret-key go together");
     return HS_CONFIG_ERROR;
   }
-  if (c.access_key && strlen(c.access_key) > 128) {
+  if (c.auth.access_key && strlen(c.auth.access_key) > 128) {
     hs_buf_puts(err, "--access-key is longer than 128 characters");
     return HS_CONFIG_ERROR;
   }

@@ -9,23 +9,20 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "auth/auth_config.h"
 #include "buf.h"
 #include "err.h"
-
-struct hs_credentials;
 
 struct hs_config {
   char listen_host[256]; /* numeric IPv4 or IPv6 address, or a name */
   uint16_t listen_port;  /* 0: any free port */
   const char *data_dir;  /* NULL: in memory */
   const char *nic;       /* NULL: chosen as the library does */
-  const char *access_key;
-  const char *secret_key;
   const char *credentials_file; /* --credentials: several users */
-  /* loaded from credentials_file by the program before serving (the
-   * parser reads no file); auth looks keys up there when it is set */
-  const struct hs_credentials *credentials;
-  const char *region;
+  /* the keys, the region, the clock skew; auth.credentials is loaded from
+   * credentials_file by the program before serving (the parser reads no
+   * file) */
+  struct hs_auth_config auth;
   const char *stats_file;
   unsigned stats_interval_ms;
   bool decline_rdma;
@@ -38,7 +35,6 @@ struct hs_config {
   uint64_t min_part_size;
   unsigned max_connections;
   unsigned idle_timeout_s;
-  unsigned max_clock_skew_s; /* 0: not checked */
   unsigned max_buckets;
   unsigned max_uploads;
   unsigned rdma_timeout_ms;
@@ -51,6 +47,10 @@ struct hs_config {
   uint64_t max_memory;       /* the memory store's total; 0: half of RAM */
   unsigned multipart_expiry_s; /* 0: uploads never expire */
   unsigned max_connections_per_ip; /* 0: no limit */
+  bool max_connections_per_ip_set; /* else hs_config_per_ip() derives it */
+  unsigned header_timeout_s; /* a request's head must arrive in this (30) */
+  bool shared_buckets; /* the test server's users of --credentials share
+                          every bucket, said explicitly */
 };
 
 enum hs_config_result { HS_CONFIG_OK, HS_CONFIG_HELP, HS_CONFIG_VERSION,
@@ -69,12 +69,17 @@ void hs_config_usage(FILE *f);
 void hs_config_defaults(struct hs_config *c);
 bool hs_config_set(struct hs_config *c, const char *name, const char *arg);
 
-/* Loads c->credentials_file, if set, into c->credentials (*owned: free it
+/* Loads c->credentials_file, if set, into c->auth.credentials (*owned: free it
  * with hs_credentials_free after the last request). Errors: those of
  * hs_credentials_load, with why. */
 enum hs_err hs_config_load_credentials(struct hs_config *c,
                                        struct hs_credentials **owned,
                                        struct hs_buf *why);
+
+/* The per-address connection limit in force: the one given, else an
+ * eighth of --max-connections (at least 1), so that a few addresses
+ * cannot hold every connection. 0: no limit. */
+unsigned hs_config_per_ip(const struct hs_config *c);
 
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (meaning 127.0.0.1). */
 bool hs_parse_listen(const char *s, char host[256], uint16_t *port);

@@ -52,6 +52,7 @@ enum hs_err {
   HS_ERR_AUTH_QUERY,
   HS_ERR_NO_VERSION,
   HS_ERR_UNAVAILABLE, /* a server behind this one cannot be reached */
+  HS_ERR_INVALID_TAG,
   HS_ERR__COUNT
 };
 

@@ -45,3 +45,29 @@ bool hs_etag_normalize(const char *s, size_t len, char out[HS_ETAG_MAX])
   memcpy(out, tmp, len + 1);
   return true;
 }
+
+bool hs_etag_listed(const char *list, const char *etag)
+{
+  const char *p = list;
+  while (*p) {
+    while (*p == ' ' || *p == ',')
+      p++;
+    if (!*p)
+      break;
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    while (n && p[n - 1] == ' ')
+      n--;
+    if (n == 1 && *p == '*')
+      return true;
+    if (n > 2 && p[0] == 'W' && p[1] == '/') {
+      p += 2;
+      n -= 2;
+    }
+    char norm[HS_ETAG_MAX];
+    if (hs_etag_normalize(p, n, norm) && strcmp(norm, etag) == 0)
+      return true;
+    p = end ? end + 1 : p + strlen(p);
+  }
+  return false;
+}

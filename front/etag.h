@@ -22,4 +22,8 @@ void hs_etag_multipart(const uint8_t *md5s, size_t n, char out[HS_ETAG_MAX]);
  * quotes. False if it has another form. */
 bool hs_etag_normalize(const char *s, size_t len, char out[HS_ETAG_MAX]);
 
+/* Whether an If-Match / If-None-Match list (ETags with or without quotes
+ * or W/, separated by commas; "*" names any) names etag. */
+bool hs_etag_listed(const char *list, const char *etag);
+
 #endif

@@ -6,6 +6,7 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/thread_safety.h"
 
 #define STREAM_BLOCK (256u << 10)
 /* A request answered before its body arrived still has its body read (and
@@ -22,16 +24,30 @@
  * reset; past it the connection is closed. */
 #define DRAIN_MAX (8u << 20)
 
-struct hs_http {
-  struct MHD_Daemon *d;
-  const struct hs_http_app *app;
-};
-
 /* Per connection: the raw target of the request being read, taken by the
- * request when the handler first sees it. */
+ * request when the handler first sees it; and, on the front's list, since
+ * when its request head is awaited (0: a request is being served). */
 struct conn_ctx {
   char *target;
   char peer[64];
+  int fd;
+  uint64_t head_since_ns;            /* under hs_http.mu */
+  struct conn_ctx *prev, *next;      /* under hs_http.mu */
+};
+
+struct hs_http {
+  struct MHD_Daemon *d;
+  const struct hs_http_app *app;
+  /* The head deadline: libmicrohttpd's timeout is for idleness, so a
+   * client that sends its head a byte at a time would hold a connection
+   * thread forever. A watcher shuts down connections whose head is
+   * overdue (libmicrohttpd then closes them). */
+  ho_mutex mu;
+  pthread_cond_t cv;
+  struct conn_ctx *conns HO_GUARDED_BY(mu);
+  bool stop HO_GUARDED_BY(mu);
+  pthread_t watcher;
+  bool watcher_started;
 };
 
 /* RQ_READY: answered, to be queued at the next call (queueing during the
@@ -60,9 +76,7 @@ struct req_ctx {
 };
 
 struct stream_ctx {
-  struct hs_reader *r;
   struct hs_source src;
-  uint64_t offset;
   uint64_t length;
   struct hs_stats *stats;
   uint64_t *bytes_out; /* the request's counter, for the log */
@@ -92,21 +106,74 @@ static void format_peer(const struct sockaddr *sa, char *out, size_t len)
 static void conn_notify(void *cls, struct MHD_Connection *c, void **socket_ctx,
                         enum MHD_ConnectionNotificationCode code)
 {
+  struct hs_http *h = cls;
   if (code == MHD_CONNECTION_NOTIFY_STARTED) {
     struct conn_ctx *cc = calloc(1, sizeof *cc);
     if (cc) {
       const union MHD_ConnectionInfo *ci =
           MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
       format_peer(ci ? ci->client_addr : NULL, cc->peer, sizeof cc->peer);
+      ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+      cc->fd = ci ? ci->connect_fd : -1;
+      ho_mutex_lock(&h->mu);
+      cc->head_since_ns = ho_now_ns();
+      cc->next = h->conns;
+      if (h->conns)
+        h->conns->prev = cc;
+      h->conns = cc;
+      ho_mutex_unlock(&h->mu);
     }
     *socket_ctx = cc;
   } else {
+    /* libmicrohttpd closes the socket after this: once off the list, the
+     * watcher never touches its descriptor */
     struct conn_ctx *cc = *socket_ctx;
-    if (cc)
+    if (cc) {
+      ho_mutex_lock(&h->mu);
+      if (cc->prev)
+        cc->prev->next = cc->next;
+      else
+        h->conns = cc->next;
+      if (cc->next)
+        cc->next->prev = cc->prev;
+      ho_mutex_unlock(&h->mu);
       free(cc->target);
+    }
     free(cc);
     *socket_ctx = NULL;
   }
+}
+
+/* Since when the connection awaits a request head (0: none). */
+static void head_awaited(struct hs_http *h, struct conn_ctx *cc, bool yes)
+{
+  if (!cc)
+    return;
+  ho_mutex_lock(&h->mu);
+  cc->head_since_ns = yes ? ho_now_ns() : 0;
+  ho_mutex_unlock(&h->mu);
+}
+
+static void *head_watcher(void *arg)
+{
+  struct hs_http *h = arg;
+  uint64_t limit = (uint64_t)h->app->cfg->header_timeout_s * 1000000000u;
+  ho_mutex_lock(&h->mu);
+  while (!h->stop) {
+    uint64_t now = ho_now_ns();
+    for (struct conn_ctx *cc = h->conns; cc; cc = cc->next)
+      if (cc->head_since_ns && now - cc->head_since_ns > limit &&
+          cc->fd >= 0) {
+        shutdown(cc->fd, SHUT_RDWR); /* its thread sees the end */
+        cc->head_since_ns = 0;
+      }
+    uint64_t t = ho_now_ns() + 250000000u; /* a quarter second */
+    struct timespec until = {(time_t)(t / 1000000000u),
+                             (long)(t % 1000000000u)};
+    ho_cond_timedwait(&h->cv, &h->mu, &until);
+  }
+  ho_mutex_unlock(&h->mu);
+  return NULL;
 }
 
 static struct conn_ctx *conn_of(struct MHD_Connection *c)
@@ -198,16 +265,12 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
   if (pos >= s->length)
     return MHD_CONTENT_READER_END_OF_STREAM;
   size_t n = s->length - pos < max ? (size_t)(s->length - pos) : max;
-  if (s->src.read) {
-    long got = s->src.read(s->src.ctx, buf, n);
-    if (got == 0 && s->length == UINT64_MAX)
-      return MHD_CONTENT_READER_END_OF_STREAM;
-    if (got <= 0) /* short of its Content-Length: cut the connection */
-      return MHD_CONTENT_READER_END_WITH_ERROR;
-    n = (size_t)got;
-  } else if (hs_reader_read(s->r, s->offset + pos, buf, n)) {
+  long got = s->src.read(s->src.ctx, buf, n);
+  if (got == 0 && s->length == UINT64_MAX)
+    return MHD_CONTENT_READER_END_OF_STREAM;
+  if (got <= 0) /* short of its Content-Length: cut the connection */
     return MHD_CONTENT_READER_END_WITH_ERROR;
-  }
+  n = (size_t)got;
   hs_stat_add(&s->stats->http_bytes_out, n);
   *s->bytes_out += n;
   return (ssize_t)n;
@@ -216,13 +279,12 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
   struct stream_ctx *s = cls;
-  hs_reader_close(s->r);
   if (s->src.close)
     s->src.close(s->src.ctx);
   free(s);
 }
 
-/* HEAD: MHD sends Content-Length and no body; the reader is never used. */
+/* HEAD: MHD sends Content-Length and no body; the callback is never used. */
 static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
 {
   return MHD_CONTENT_READER_END_WITH_ERROR;
@@ -231,21 +293,18 @@ static ssize_t no_body(void *cls, uint64_t pos, char *buf, size_t max)
 static struct MHD_Response *make_response(struct req_ctx *rq,
                                           struct hs_response *r)
 {
-  if (r->reader || r->source.read) {
+  if (r->source.read) {
     struct stream_ctx *s = calloc(1, sizeof *s);
     if (!s)
       return NULL;
-    s->r = r->reader;
     s->src = r->source;
-    s->offset = r->offset;
     s->length = r->length;
     s->stats = rq->h->app->stats;
     s->bytes_out = &rq->bytes_out;
     struct MHD_Response *m = MHD_create_response_from_callback(
         r->length == UINT64_MAX ? MHD_SIZE_UNKNOWN : r->length, STREAM_BLOCK,
         stream_read, s, stream_free);
-    if (m) { /* the response owns them now */
-      r->reader = NULL;
+    if (m) { /* the response owns it now */
       memset(&r->source, 0, sizeof r->source);
     } else {
       free(s);
@@ -312,6 +371,7 @@ static struct req_ctx *start(struct hs_http *h, struct MHD_Connection *c,
   rq->method = method;
   rq->start_ns = ho_now_ns();
   struct conn_ctx *cc = conn_of(c);
+  head_awaited(h, cc, false);
   if (cc) {
     rq->target = cc->target;
     cc->target = NULL;
@@ -423,6 +483,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
   struct hs_http *h = cls;
   struct req_ctx *rq = *con_cls;
+  head_awaited(h, conn_of(c), true); /* the next request's, if any */
   if (!rq)
     return;
   if (rq->status && rq->status < 600)
@@ -488,6 +549,13 @@ static void bound_address(int fd, char *out, size_t len)
   snprintf(out, len, "http://%s", peer);
 }
 
+static void free_http(struct hs_http *h)
+{
+  pthread_cond_destroy(&h->cv);
+  ho_mutex_destroy(&h->mu);
+  free(h);
+}
+
 enum hs_err hs_http_start(const struct hs_http_app *app, struct hs_http **out,
                           char *bound, size_t bound_len, struct hs_buf *why)
 {
@@ -496,9 +564,15 @@ enum hs_err hs_http_start(const struct hs_http_app *app, struct hs_http **out,
   if (!h)
     return HS_ERR_NOMEM;
   h->app = app;
+  ho_mutex_init(&h->mu);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&h->cv, &ca);
+  pthread_condattr_destroy(&ca);
   int fd = bind_listen(cfg, why);
   if (fd < 0) {
-    free(h);
+    free_http(h);
     return HS_ERR_IO;
   }
   bound_address(fd, bound, bound_len);
@@ -510,7 +584,7 @@ enum hs_err hs_http_start(const struct hs_http_app *app, struct hs_http **out,
       MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_MEMORY_LIMIT, pool,
       MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->max_connections,
       MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-      (unsigned)cfg->max_connections_per_ip,
+      hs_config_per_ip(cfg),
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->idle_timeout_s,
       MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_NOTIFY_CONNECTION,
       conn_notify, h, MHD_OPTION_URI_LOG_CALLBACK, uri_log, h,
@@ -518,7 +592,13 @@ enum hs_err hs_http_start(const struct hs_http_app *app, struct hs_http **out,
   if (!h->d) {
     hs_buf_puts(why, "libmicrohttpd could not start");
     close(fd);
-    free(h);
+    free_http(h);
+    return HS_ERR_IO;
+  }
+  h->watcher_started = pthread_create(&h->watcher, NULL, head_watcher, h) == 0;
+  if (!h->watcher_started) {
+    hs_buf_puts(why, "cannot start a thread");
+    hs_http_stop(h);
     return HS_ERR_IO;
   }
   *out = h;
@@ -529,9 +609,16 @@ void hs_http_stop(struct hs_http *h)
 {
   if (!h)
     return;
+  if (h->watcher_started) {
+    ho_mutex_lock(&h->mu);
+    h->stop = true;
+    pthread_cond_broadcast(&h->cv);
+    ho_mutex_unlock(&h->mu);
+    pthread_join(h->watcher, NULL);
+  }
   MHD_socket fd = MHD_quiesce_daemon(h->d);
   if (fd != MHD_INVALID_SOCKET)
     close(fd);
   MHD_stop_daemon(h->d);
-  free(h);
+  free_http(h);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* HTTP/1.1 through libmicrohttpd: one thread per connection, keep-alive,
  * limits on connections, idle time and header size. Each request is handed
- * to an application through struct hs_http_ops: the S3 layer (s3.h,
+ * to an application through struct hs_http_ops: the S3 layer (server/s3.h,
  * hs_s3_http_ops) in hipobj-test-server, the proxy in hipobj-gateway.
  * Handlers run on the connection's thread and may block. */
 #ifndef HS_HTTP_H
@@ -9,8 +9,10 @@
 
 #include <stddef.h>
 
+#include "config.h"
 #include "err.h"
-#include "s3.h"
+#include "message.h"
+#include "stats.h"
 
 struct hs_http;
 

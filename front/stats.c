@@ -28,8 +28,8 @@ static uint64_t rd(const atomic_uint_fast64_t *c)
   return atomic_load_explicit(c, memory_order_relaxed);
 }
 
-void hs_stats_json(const struct hs_stats *s, const struct hs_store_usage *u,
-                   const char *conns, struct hs_buf *out)
+void hs_stats_json(const struct hs_stats *s, const char *conns,
+                   const char *store, struct hs_buf *out)
 {
   static const char *m[] = {"GET", "HEAD", "PUT", "POST", "DELETE", "other"};
   hs_buf_printf(out, "{\"uptime_s\":%lld,\"requests\":{",
@@ -70,24 +70,18 @@ void hs_stats_json(const struct hs_stats *s, const struct hs_store_usage *u,
                 (unsigned long long)rd(&s->auth_failures));
   if (conns)
     hs_buf_printf(out, ",\"connections\":%s", conns);
-  if (u)
-    hs_buf_printf(out,
-                  ",\"store\":{\"buckets\":%llu,\"objects\":%llu,"
-                  "\"bytes\":%llu,\"uploads\":%llu}",
-                  (unsigned long long)u->buckets,
-                  (unsigned long long)u->objects,
-                  (unsigned long long)u->bytes,
-                  (unsigned long long)u->uploads);
+  if (store)
+    hs_buf_printf(out, ",\"store\":%s", store);
   hs_buf_puts(out, "}\n");
 }
 
 enum hs_err hs_stats_write_file(const char *path, const struct hs_stats *s,
-                                const struct hs_store_usage *u)
+                                const char *store)
 {
   struct hs_buf b, tmp;
   hs_buf_init(&b, 0);
   hs_buf_init(&tmp, 0);
-  hs_stats_json(s, u, NULL, &b);
+  hs_stats_json(s, NULL, store, &b);
   hs_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
   enum hs_err err = HS_ERR_IO;
   if (b.failed || tmp.failed) {

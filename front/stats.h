@@ -11,7 +11,6 @@
 
 #include "buf.h"
 #include "err.h"
-#include "store/store.h"
 
 enum hs_method { HS_M_GET, HS_M_HEAD, HS_M_PUT, HS_M_POST, HS_M_DELETE,
                  HS_M_OTHER, HS_M_COUNT };
@@ -45,12 +44,13 @@ static inline void hs_stat_add(atomic_uint_fast64_t *c, uint64_t n)
   atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
-/* One JSON object; usage may be NULL; conns (a JSON object, the RDMA
- * connection counters) may be NULL. */
-void hs_stats_json(const struct hs_stats *s, const struct hs_store_usage *u,
-                   const char *conns, struct hs_buf *out);
+/* One JSON object; conns (a JSON object, the RDMA connection counters) and
+ * store (a JSON object, the store's usage: the test server's) may be
+ * NULL. */
+void hs_stats_json(const struct hs_stats *s, const char *conns,
+                   const char *store, struct hs_buf *out);
 /* Writes the JSON to path through a temporary file and a rename. */
 enum hs_err hs_stats_write_file(const char *path, const struct hs_stats *s,
-                                const struct hs_store_usage *u);
+                                const char *store);
 
 #endif

@@ -161,6 +161,12 @@ enum hs_err hs_path_parse(const char *path, size_t len,
         p += 2;
     return n > HS_KEY_MAX ? HS_ERR_KEY_TOO_LONG : HS_ERR_INVALID_URI;
   }
+  /* A C1 control character (U+0080..U+009F, UTF-8 C2 80..C2 9F) is no
+   * part of a readable key: 400, as RGW answers, rather than a 404. */
+  for (size_t i = 0; i + 1 < klen; i++)
+    if ((unsigned char)tmp[i] == 0xc2 && (unsigned char)tmp[i + 1] >= 0x80 &&
+        (unsigned char)tmp[i + 1] <= 0x9f)
+      return HS_ERR_INVALID_URI;
   memcpy(bucket, bk, blen + 1);
   memcpy(key, tmp, klen + 1);
   *keylen = klen;

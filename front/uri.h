@@ -41,7 +41,8 @@ bool hs_bucket_name_valid(const char *name);
 
 /* "/", "/bucket", "/bucket/", "/bucket/key...": the bucket (decoded, not
  * validated) and the key (decoded, NUL-terminated, possibly empty). Errors:
- * HS_ERR_INVALID_URI (bad escape, NUL, invalid UTF-8, bucket too long),
+ * HS_ERR_INVALID_URI (bad escape, NUL, invalid UTF-8, a C1 control
+ * character in the key, bucket too long),
  * HS_ERR_KEY_TOO_LONG (over HS_KEY_MAX bytes decoded). */
 enum hs_err hs_path_parse(const char *path, size_t len,
                           char bucket[HS_BUCKET_MAX + 1],

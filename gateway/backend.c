@@ -369,10 +369,12 @@ static enum hs_err build_headers(struct gw_call *c, const struct gw_call_req *r,
     ok = ok && add(&c->hdrs, "Content-Type", NULL);
   if (!ok)
     return HS_ERR_NOMEM;
-  if (!be->access_key)
+  const char *ak = r->access_key ? r->access_key : be->access_key;
+  const char *sk = r->access_key ? r->secret_key : be->secret_key;
+  if (!ak)
     return HS_OK;
   struct hs_sigv4_auth a = {0};
-  snprintf(a.access_key, sizeof a.access_key, "%s", be->access_key);
+  snprintf(a.access_key, sizeof a.access_key, "%s", ak);
   memcpy(a.date, amz_date, 8);
   snprintf(a.region, sizeof a.region, "%s", be->region);
   snprintf(a.service, sizeof a.service, "s3");
@@ -384,7 +386,7 @@ static enum hs_err build_headers(struct gw_call *c, const struct gw_call_req *r,
   struct hs_buf auth;
   hs_buf_init(&auth, 0);
   enum hs_err err =
-      hs_sigv4_sign(&sr, &a, be->secret_key, amz_date, r->payload_hash, &auth);
+      hs_sigv4_sign(&sr, &a, sk, amz_date, r->payload_hash, &auth);
   if (!err && !add(&c->hdrs, "Authorization", auth.data))
     err = HS_ERR_NOMEM;
   hs_buf_free(&auth);

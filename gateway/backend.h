@@ -60,6 +60,9 @@ struct gw_call_req {
                                    gw_call_head return at the backend's
                                    100, before any body byte */
   bool head;                    /* HEAD: the response has no body */
+  const char *access_key;       /* the store identity to sign as (the
+                                   client's own, from --credentials); */
+  const char *secret_key;       /* NULL: the backend's keys */
 };
 
 /* Starts the request (nothing is sent until the call is pumped by one of

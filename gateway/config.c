@@ -11,7 +11,7 @@
 
 enum {
   OPT_BACKEND = 256, OPT_BACKEND_AK, OPT_BACKEND_SK, OPT_BACKEND_REGION,
-  OPT_BACKEND_TIMEOUT, OPT_HELP, OPT_VERSION, OPT_SHARED
+  OPT_BACKEND_TIMEOUT, OPT_PUBLIC_STATS, OPT_SHARED_STORE_ID, OPT_HELP, OPT_VERSION, OPT_SHARED
 };
 
 /* The server's options the gateway takes, by their server names. */
@@ -21,6 +21,8 @@ static const struct option options[] = {
     {"backend-secret-key", required_argument, NULL, OPT_BACKEND_SK},
     {"backend-region", required_argument, NULL, OPT_BACKEND_REGION},
     {"backend-timeout", required_argument, NULL, OPT_BACKEND_TIMEOUT},
+    {"public-stats", no_argument, NULL, OPT_PUBLIC_STATS},
+    {"shared-store-identity", no_argument, NULL, OPT_SHARED_STORE_ID},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {"listen", required_argument, NULL, OPT_SHARED},
@@ -41,6 +43,7 @@ static const struct option options[] = {
     {"max-connections", required_argument, NULL, OPT_SHARED},
     {"max-connections-per-ip", required_argument, NULL, OPT_SHARED},
     {"idle-timeout", required_argument, NULL, OPT_SHARED},
+    {"header-timeout", required_argument, NULL, OPT_SHARED},
     {"log-requests", no_argument, NULL, OPT_SHARED},
     {NULL, 0, NULL, 0}};
 
@@ -74,8 +77,15 @@ void gw_config_usage(FILE *f)
       "                         HIPOBJ_GATEWAY_ACCESS_KEY and\n"
       "                         HIPOBJ_GATEWAY_SECRET_KEY\n"
       "  --credentials FILE     instead: several users, one \"ACCESS_KEY\n"
-      "                         SECRET_KEY\" per line ('#' comments); the\n"
-      "                         file must not be readable by others\n"
+      "                         SECRET_KEY [STORE_ACCESS_KEY STORE_SECRET]\"\n"
+      "                         per line ('#' comments): each user acts at\n"
+      "                         the store as its own store identity (else\n"
+      "                         as the --backend keys); the file must be\n"
+      "                         the user's or root's, unreadable by others\n"
+      "  --shared-store-identity\n"
+      "                         accept a file in which users act as one\n"
+      "                         store identity: each may then read, change\n"
+      "                         and delete what the others stored\n"
       "  --region NAME          the clients' signing region (us-east-1)\n"
       "  --max-clock-skew SEC   (default 900; 0: not checked)\n"
       "\n"
@@ -84,8 +94,12 @@ void gw_config_usage(FILE *f)
       "--rdma-qps N, --rdma-chunk-size SIZE, --rdma-depth N,\n"
       "--rdma-max-connections N, --rdma-idle-timeout-ms MS,\n"
       "--max-header-size SIZE, --max-connections N,\n"
-      "--max-connections-per-ip N, --idle-timeout SEC, --log-requests.\n"
+      "--max-connections-per-ip N, --idle-timeout SEC, --header-timeout\n"
+      "SEC, --log-requests.\n"
       "\n"
+      "  --public-stats         serve GET /_hipobj/stats to any address\n"
+      "                         (default: to this host's loopback only; the\n"
+      "                         counters tell who uses the gateway and how)\n"
       "  --help                 this text\n"
       "  --version              the version\n"
       "\n"
@@ -110,6 +124,8 @@ static bool apply(struct gw_config *c, int opt, const char *name,
   case OPT_BACKEND_AK: c->backend.access_key = arg; return *arg != '\0';
   case OPT_BACKEND_SK: c->backend.secret_key = arg; return *arg != '\0';
   case OPT_BACKEND_REGION: c->backend.region = arg; return *arg != '\0';
+  case OPT_PUBLIC_STATS: c->public_stats = true; return true;
+  case OPT_SHARED_STORE_ID: c->shared_store_identity = true; return true;
   case OPT_BACKEND_TIMEOUT:
     if (!ho_parse_uint(arg, 86400, &v) || v == 0)
       return false;
@@ -123,8 +139,8 @@ static enum hs_config_result check(struct gw_config *c, struct hs_buf *err)
 {
   struct hs_config *f = &c->front;
   if (!f->credentials_file) {
-    f->access_key = env_or(f->access_key, "HIPOBJ_GATEWAY_ACCESS_KEY");
-    f->secret_key = env_or(f->secret_key, "HIPOBJ_GATEWAY_SECRET_KEY");
+    f->auth.access_key = env_or(f->auth.access_key, "HIPOBJ_GATEWAY_ACCESS_KEY");
+    f->auth.secret_key = env_or(f->auth.secret_key, "HIPOBJ_GATEWAY_SECRET_KEY");
   }
   c->backend.access_key =
       env_or(c->backend.access_key, "HIPOBJ_GATEWAY_BACKEND_ACCESS_KEY");
@@ -133,13 +149,13 @@ static enum hs_config_result check(struct gw_config *c, struct hs_buf *err)
   const char *why = NULL;
   if (!c->backend.url)
     why = "--backend is required";
-  else if (f->credentials_file && (f->access_key || f->secret_key))
+  else if (f->credentials_file && (f->auth.access_key || f->auth.secret_key))
     why = "--credentials and --access-key/--secret-key exclude each other";
-  else if (!f->credentials_file && (!f->access_key || !f->secret_key))
+  else if (!f->credentials_file && (!f->auth.access_key || !f->auth.secret_key))
     why = "--access-key and --secret-key (or --credentials) are required: "
           "the gateway signs every request it forwards, so it must know "
           "who asks";
-  else if (f->access_key && strlen(f->access_key) > 128)
+  else if (f->auth.access_key && strlen(f->auth.access_key) > 128)
     why = "--access-key is longer than 128 characters";
   else if (!c->backend.access_key != !c->backend.secret_key)
     why = "--backend-access-key and --backend-secret-key go together";

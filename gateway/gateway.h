@@ -21,7 +21,7 @@
 
 #include "backend.h"
 #include "config.h"
-#include "s3.h"
+#include "message.h"
 #include "stats.h"
 
 struct hs_rdma;
@@ -29,6 +29,8 @@ struct hs_rdma;
 struct gw_config {
   struct hs_config front; /* the options shared with hipobj-test-server */
   struct gw_backend_config backend;
+  bool public_stats; /* /_hipobj/stats to anyone, not only loopback */
+  bool shared_store_identity; /* users may act as one store identity */
 };
 
 struct gw_server {

@@ -99,6 +99,21 @@ int main(int argc, char **argv)
     hs_buf_free(&err);
     return 1;
   }
+  /* Users apart: each acts at the store as its own identity, so that the
+   * store's own users and policies isolate them; sharing one is said
+   * explicitly. */
+  if (users && !cfg.shared_store_identity &&
+      hs_credentials_shared(users, cfg.backend.access_key, &err)) {
+    fprintf(stderr,
+            PROG ": --credentials %s: %s: each user would read, change and "
+                 "delete what the others stored. Give each line its own "
+                 "store identity (ACCESS SECRET STORE_ACCESS STORE_SECRET), "
+                 "or say --shared-store-identity\n",
+            cfg.front.credentials_file, hs_buf_cstr(&err));
+    hs_buf_free(&err);
+    hs_credentials_free(users);
+    return 1;
+  }
   hs_buf_free(&err);
   /* Every thread inherits this mask; only the main thread takes signals. */
   sigset_t set;

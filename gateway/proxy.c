@@ -31,6 +31,7 @@
 #include "auth/auth.h"
 #include "auth/awschunk.h"
 #include "auth/checksum.h"
+#include "auth/credentials.h"
 #include "auth/sigv4.h"
 #include "gateway.h"
 #include "http.h"
@@ -77,33 +78,12 @@ struct gw_op {
 struct hs_response *gw_op_resp(struct gw_op *op) { return &op->resp; }
 struct gw_server *gw_op_server(struct gw_op *op) { return op->gw; }
 
-static void resp_reset(struct gw_op *op)
-{
-  struct hs_response *r = &op->resp;
-  hs_buf_free(&r->headers);
-  hs_buf_free(&r->body);
-  if (r->source.close)
-    r->source.close(r->source.ctx);
-  memset(&r->source, 0, sizeof r->source);
-  r->status = 200;
-  r->head = false;
-  r->head_length = 0;
-  r->length = 0;
-}
-
 void gw_op_error(struct gw_op *op, enum hs_err err, const char *message)
 {
-  resp_reset(op);
-  struct hs_response *r = &op->resp;
-  r->status = hs_err_status(err);
-  op->done = true;
-  hs_resp_header(r, "x-amz-request-id", op->request_id);
-  if (r->status == 304 || !strcmp(op->req.method, "HEAD"))
-    return;
-  hs_resp_header(r, "Content-Type", "application/xml");
   struct hs_err_where w = {NULL, NULL, 0, op->path.p, op->path.len,
                            op->request_id};
-  hs_err_xml(&r->body, err, message, &w);
+  hs_resp_error(&op->resp, err, message, &w, !strcmp(op->req.method, "HEAD"));
+  op->done = true;
 }
 
 /* Hop-by-hop headers and those the front writes itself. */
@@ -133,7 +113,7 @@ const char *gw_op_request_id(const struct gw_op *op)
 
 void gw_op_backend_headers(struct gw_op *op, struct gw_call *call)
 {
-  resp_reset(op);
+  hs_resp_reset(&op->resp, NULL);
   struct hs_response *r = &op->resp;
   r->status = gw_call_status(call);
   op->done = true;
@@ -262,7 +242,7 @@ static void op_free(void *p)
   struct gw_op *op = p;
   gw_call_close(op->call); /* a body cut short: the backend never sees
                               its end */
-  resp_reset(op);
+  hs_resp_free(&op->resp);
   hs_auth_free(&op->auth);
   hs_cksum_free(&op->cksum);
   hs_query_free(&op->query);
@@ -322,13 +302,21 @@ static bool carries_payload(const struct gw_op *op)
 static enum hs_err authenticate(struct gw_op *op, bool rdma)
 {
   struct hs_sigv4_request r = sigv4_request(op);
-  const struct hs_config *cfg = &op->gw->cfg->front;
+  const struct hs_auth_config *cfg = &op->gw->cfg->front.auth;
   enum hs_err err = hs_auth_begin(&op->auth, cfg, &r, (int64_t)time(NULL));
   if (!err && (rdma || !has_body(op)))
     err = hs_auth_no_body(&op->auth, cfg, &r, rdma);
   if (is_auth_failure(err))
     hs_stat_add(&op->gw->stats->auth_failures, 1);
   return err;
+}
+
+/* "127.x.y.z:port", "[::1]:port" or "[::ffff:127.x.y.z]:port" (the front's
+ * form of the peer's address). */
+static bool loopback_peer(const char *peer)
+{
+  return peer && (!strncmp(peer, "127.", 4) || !strncmp(peer, "[::1]:", 6) ||
+                  !strncmp(peer, "[::ffff:127.", 12));
 }
 
 static void local(struct gw_op *op)
@@ -345,11 +333,16 @@ static void local(struct gw_op *op)
     gw_op_error(op, HS_ERR_INVALID_URI, "Unknown gateway endpoint.");
     return;
   }
+  if (!op->gw->cfg->public_stats && !loopback_peer(op->req.peer)) {
+    gw_op_error(op, HS_ERR_ACCESS_DENIED, "The gateway's counters are "
+                "served to its own host only (--public-stats).");
+    return;
+  }
   struct hs_buf conns;
   hs_buf_init(&conns, 0);
   if (op->gw->rdma)
     hs_rdma_stats_json(op->gw->rdma, &conns);
-  hs_stats_json(op->gw->stats, NULL, conns.len ? hs_buf_cstr(&conns) : NULL,
+  hs_stats_json(op->gw->stats, conns.len ? hs_buf_cstr(&conns) : NULL, NULL,
                 &r->body);
   hs_buf_free(&conns);
   /* one more member before the closing brace */
@@ -419,6 +412,11 @@ static enum hs_err fill_call(struct gw_op *op, struct gw_call_req *cr,
       .head = !strcmp(op->req.method, "HEAD")};
   if (cr->nheaders == SIZE_MAX)
     return HS_ERR_HEADERS_TOO_LARGE;
+  /* the store identity of the authenticated user (--credentials) */
+  const struct hs_credentials *users = op->gw->cfg->front.auth.credentials;
+  if (users && !hs_credentials_store(users, op->auth.sig.access_key,
+                                     &cr->access_key, &cr->secret_key))
+    cr->access_key = cr->secret_key = NULL;
   if (op->chunked) {
     cr->nheaders = decoded_headers(op, kv, cr->nheaders);
     cr->length = op->decoded_len;
@@ -538,6 +536,17 @@ static enum hs_step op_begin(void *p)
                 "A request with x-amz-rdma-token has no body.");
     return HS_STEP_RESPOND;
   }
+  /* A declared x-amz-content-sha256 is the empty body's (as in the test
+   * server): a token GET's payload goes the other way. */
+  char declared[65];
+  if (op->auth.payload == HS_PAYLOAD_SHA256)
+    hs_hex(op->auth.expected, HS_SHA256_LEN, declared);
+  if (!strcmp(op->req.method, "GET") &&
+      op->auth.payload == HS_PAYLOAD_SHA256 &&
+      strcmp(declared, HS_EMPTY_SHA256) != 0) {
+    gw_op_error(op, HS_ERR_SHA256_MISMATCH, NULL);
+    return HS_STEP_RESPOND;
+  }
   struct hs_kv kv[FWD_HEADERS_MAX];
   char hex[65];
   struct gw_call_req cr;
@@ -649,7 +658,7 @@ static enum hs_err chunked_end(struct gw_op *op)
 static void deferred_end(struct gw_op *op)
 {
   struct hs_sigv4_request r = sigv4_request(op);
-  enum hs_err err = hs_auth_end(&op->auth, &op->gw->cfg->front, &r);
+  enum hs_err err = hs_auth_end(&op->auth, &op->gw->cfg->front.auth, &r);
   if (is_auth_failure(err))
     hs_stat_add(&op->gw->stats->auth_failures, 1);
   const char *why = NULL;
@@ -699,7 +708,7 @@ static void op_end(void *p)
   struct hs_sigv4_request r = sigv4_request(op);
   enum hs_err err = op->chunked ? chunked_end(op) : HS_OK;
   if (!err)
-    err = hs_auth_end(&op->auth, &op->gw->cfg->front, &r);
+    err = hs_auth_end(&op->auth, &op->gw->cfg->front.auth, &r);
   struct gw_call *call = op->call;
   if (err) { /* the backend never gets the last piece */
     op->call = NULL;

@@ -26,7 +26,7 @@
 
 #include "auth/auth.h"
 #include "auth/checksum.h"
-#include "common/log.h"
+#include "log.h"
 #include "gateway.h"
 #include "hipobj_server.h"
 #include "rdma.h"
@@ -73,7 +73,7 @@ static int get_read(void *arg, uint64_t offset, void *buf, size_t len)
 /* The store answered (or failed) before the whole upload was sent. */
 static void stopped(struct gw_xfer *x, const char *what)
 {
-  ho_warn("gateway: the store %s only part of an RDMA upload: HTTP %u %s",
+  hs_warn("gateway: the store %s only part of an RDMA upload: HTTP %u %s",
           what, gw_call_status(x->call), gw_call_error(x->call));
 }
 
@@ -103,7 +103,7 @@ static int put_commit(void *arg, uint64_t bytes)
     uint8_t got[HS_CKSUM_MAX];
     hs_cksum_final(&x->ck, got);
     if (memcmp(got, x->ck.expected, hs_cksum_len(x->ck.alg)) != 0) {
-      ho_warn("gateway: %s of an RDMA upload does not match; not sent to "
+      hs_warn("gateway: %s of an RDMA upload does not match; not sent to "
               "the backend", hs_cksum_header(x->ck.alg));
       return -1;
     }
@@ -121,7 +121,7 @@ static int put_commit(void *arg, uint64_t bytes)
   while (gw_call_read(x->call, sink, sizeof sink) > 0)
     ;
   if (st / 100 != 2) {
-    ho_warn("gateway: the backend refused an RDMA upload: HTTP %u", st);
+    hs_warn("gateway: the backend refused an RDMA upload: HTTP %u", st);
     return -1;
   }
   return 0;

@@ -54,7 +54,9 @@ typedef enum {
   hipObjBufAlreadyRegistered = 7,
   hipObjNicNotFound = 8,         /* no usable RDMA device */
   hipObjDmabufNotSupported = 9,  /* GPU memory cannot be registered */
-  hipObjSizeTooLarge = 10,       /* above 4 GiB, or above the map's capacity */
+  hipObjSizeTooLarge = 10,       /* above 4 GiB, or above the map's capacity,
+                                    or more than RLIMIT_MEMLOCK lets the
+                                    process pin (one warning names it) */
   hipObjInternalError = 11,      /* out of memory, or a library defect */
   hipObjNotSupported = 12,       /* memory type or operation not supported */
   hipObjBusy = 13                /* in use: try again later */
@@ -94,13 +96,16 @@ typedef struct {
   const char *secretKey; /* unused by the library */
   uint32_t flags;        /* 0, or HIPOBJ_INIT_FIRST_ACTIVE_NIC */
   int gpuDevice;         /* GPU ordinal, or -1 for the current device */
-  const char *nicHint;   /* comma-separated RDMA device names, or NULL */
+  const char *nicHint;   /* comma-separated RDMA device names: the rails
+                            (docs/architecture.md, "Rails"); NULL: chosen
+                            from the PCI tree */
 } hipObjConfig_t;
 
 /* hipObjConfig_t.flags: when there is no nicHint and no NIC is chosen by its
  * distance from the GPU (no GPU, or no NIC with a PCI bus id), use the first
  * RDMA device (by name) with an active port rather than failing with
- * hipObjNicNotFound. */
+ * hipObjNicNotFound; without a GPU, the rails are then the active NICs on
+ * the calling CPU's NUMA node (fastest link), where any is known there. */
 #define HIPOBJ_INIT_FIRST_ACTIVE_NIC 0x1u
 
 #define HIPOBJ_RDMA_OP_PUT 0 /* server RDMA READs the buffer */
@@ -116,14 +121,21 @@ typedef struct {
 /* ---- lifecycle ---------------------------------------------------------- */
 
 /*
- * hipObjInit: choose the GPU and the NIC closest to it, open the NIC, build
- * the connection pool (HIPOBJ_MAX_TRANSFERS connections). A host with no GPU
- * needs config->nicHint, or HIPOBJ_INIT_FIRST_ACTIVE_NIC in config->flags.
- * hipObjGetInfo() says what was chosen and why.
+ * hipObjInit: choose the GPU and its rails (the NICs nearest to it: the
+ * smallest PCIe path class, then the fastest link, shared out among the
+ * host's GPUs that have the same near set; or the NICs nicHint lists), open
+ * the first rail, build the connection pool (HIPOBJ_MAX_TRANSFERS
+ * connections). A host with no GPU needs config->nicHint, or
+ * HIPOBJ_INIT_FIRST_ACTIVE_NIC in config->flags (then the rails are the
+ * NICs on the calling CPU's NUMA node). hipObjGetInfo() says what was
+ * chosen and why.
  * Errors: InvalidValue (NULL config, unknown flags, gpuDevice < -1),
  *   AlreadyInitialized, NicNotFound (no GPU and no hint or flag, no
- *   matching active NIC, libibverbs missing), RdmaError (a verbs call
- *   failed), InternalError.
+ *   matching active NIC, libibverbs missing), SizeTooLarge (the
+ *   connections' message areas, a page per QP for every connection and its
+ *   spare, would take the process above RLIMIT_MEMLOCK: one warning names
+ *   the limit and how to raise it), RdmaError (a verbs call failed),
+ *   InternalError.
  * Thread safety: Init-Serial.
  */
 HIPOBJ_API hipObjError_t hipObjInit(const hipObjConfig_t *config);
@@ -146,7 +158,9 @@ HIPOBJ_API hipObjError_t hipObjShutdown(void);
  * makes that a failure). Host memory is registered as by
  * hipObjBufRegisterHost(). The memory must stay valid until deregistered.
  * Errors: NotInitialized, InvalidValue (NULL, size 0, range not within one
- *   allocation), SizeTooLarge (size > 4 GiB, or 256 buffers registered),
+ *   allocation), SizeTooLarge (size > 4 GiB, or 256 buffers registered,
+ *   or pinning host memory, the buffer's or its staging buffer, would take
+ *   the process above RLIMIT_MEMLOCK: one warning names the limit),
  *   BufAlreadyRegistered, NotSupported (managed memory), DmabufNotSupported
  *   (GPU-direct required and impossible), RdmaError, InternalError.
  * Thread safety: MT-Safe.
@@ -293,13 +307,18 @@ typedef enum {
 /* Why hipObjInit() chose its NIC (hipObjInfo_t.nicChoice). Values are ABI. */
 typedef enum {
   hipObjNicChoiceNone = 0,         /* no instance */
-  hipObjNicChoiceClosestToGpu = 1, /* the active NIC (allowed by nicHint)
-                                      whose PCI bus id is closest to the
-                                      GPU's */
+  hipObjNicChoiceClosestToGpu = 1, /* the GPU's first rail (rails[0]):
+                                      of its near set, or (nicHint) the
+                                      listed active NIC whose PCI bus id is
+                                      closest to the GPU's, or (PCI tree
+                                      unknown) the active NIC whose bus id
+                                      is */
   hipObjNicChoiceHint = 2,         /* the first name of nicHint, as given: no
                                       GPU bus id, or no allowed NIC with one */
   hipObjNicChoiceFirstActive = 3   /* HIPOBJ_INIT_FIRST_ACTIVE_NIC: the first
-                                      NIC by name with an active port */
+                                      NIC by name with an active port on
+                                      the calling CPU's NUMA node, or of
+                                      all when none is known there */
 } hipObjNicChoice_t;
 
 /* The GID's type (hipObjInfo_t.gidType), as sysfs reports it. ABI. */
@@ -333,6 +352,47 @@ typedef enum {
 } hipObjTokenScope_t;
 
 #define HIPOBJ_INFO_MAX_ERRORS 32 /* hipObjInfo_t.failures[] entries */
+
+/* A NIC's PCIe distance from the memory that moves (hipObjRailInfo_t.
+ * pathClass), nearest first. From a GPU: by the two devices' places in the
+ * PCI tree and their NUMA nodes. From host memory: hipObjPathNumaNode for a
+ * NIC on the calling CPU's node, hipObjPathOther for another. Values are
+ * ABI. */
+typedef enum {
+  hipObjPathUnknown = 0,    /* a place not known (rxe, no PCI device) */
+  hipObjPathSameSwitch = 1, /* below the same PCIe switch */
+  hipObjPathSwitches = 2,   /* through several switches, not the root port */
+  hipObjPathRootPort = 3,   /* through one host bridge's root complex */
+  hipObjPathNumaNode = 4,   /* another host bridge of the same NUMA node */
+  hipObjPathOther = 5       /* another NUMA node, or the nodes unknown */
+} hipObjPathClass_t;
+
+/* Why a NIC is a rail (hipObjRailInfo_t.why). Values are ABI. */
+typedef enum {
+  hipObjRailNone = 0,
+  hipObjRailNearGpu = 1,       /* in the GPU's near set: the smallest path
+                                  class, then the fastest link; with G GPUs
+                                  sharing L such NICs, ceil(L/G) of them */
+  hipObjRailNumaLocal = 2,     /* host memory: on the calling CPU's NUMA
+                                  node, the fastest link */
+  hipObjRailHint = 3,          /* named by nicHint (HIPOBJ_NIC) */
+  hipObjRailClosestBusId = 4,  /* no place in the PCI tree known: the NIC
+                                  whose bus id is closest to the GPU's */
+  hipObjRailFirstActive = 5    /* HIPOBJ_INIT_FIRST_ACTIVE_NIC, and no NIC
+                                  known on the CPU's NUMA node */
+} hipObjRailWhy_t;
+
+#define HIPOBJ_INFO_MAX_RAILS 16 /* hipObjInfo_t.rails[] entries */
+
+/* One rail (hipObjInfo_t.rails). */
+typedef struct {
+  char name[64];         /* "mlx5_0" */
+  char busId[32];        /* "" for a virtual device (rxe) or unknown */
+  int32_t numaNode;      /* -1 unknown */
+  int32_t pathClass;     /* hipObjPathClass_t */
+  int32_t why;           /* hipObjRailWhy_t */
+  uint32_t rateMbps;     /* the active port's link rate, 0 unknown */
+} hipObjRailInfo_t;
 
 /*
  * What hipObjGetInfo() reports. ABI rules (as Windows' cbSize and
@@ -391,8 +451,19 @@ typedef struct {
   uint32_t waitTimeoutMs;     /* a transfer's wait for a connection at most
                                  (HIPOBJ_WAIT_TIMEOUT_MS) */
   uint64_t windowsBound;      /* memory windows bound for transfers */
+  /* Rails (docs/architecture.md, "Rails"), from offset 576: the NICs the
+   * instance may move bytes over, rails[0] being nicName. */
+  uint32_t railCount;         /* rails[] entries filled, 1 or more */
+  uint32_t railsInUse;        /* rails that carry transfers now: 1, rails[0]
+                                 (per-rail connection pools are to come) */
+  uint32_t railNear;          /* L: NICs in the near set (the GPU's, or the
+                                 CPU's node's); 0 when not chosen by it */
+  uint32_t railGpus;          /* G: the host's GPUs sharing that near set */
+  uint32_t railGpuIndex;      /* this GPU's index among them, by bus id */
+  int32_t railPathClass;      /* hipObjPathClass_t of the near set */
+  hipObjRailInfo_t rails[HIPOBJ_INFO_MAX_RAILS];
   /* Retries inside the library (docs/protocol.md, section 7), from offset
-   * 576: a hipObjGet()/hipObjPut() that failed for a fabric reason is
+   * 2392: a hipObjGet()/hipObjPut() that failed for a fabric reason is
    * sent again on a new connection, at most HIPOBJ_RETRIES times, within
    * its deadline. Counted per retry, by cause. */
   uint64_t retriesFabric;     /* an error completion (the fabric's retries

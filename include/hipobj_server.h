@@ -293,9 +293,13 @@ HIPOBJ_SERVER_API uint64_t hipObjServerMemLength(const hipObjServerMem_t *mem);
 /*
  * hipObjServerDeregister: undo hipObjServerRegister or hipObjServerAlloc
  * (freeing allocated memory). Errors: InvalidValue (NULL), Busy (a
- * transfer still uses it: nothing happened), RdmaError (the device
- * refused; the registration is leaked, never freed under the device).
- * Thread safety: MT-Safe, once per object.
+ * transfer still uses it, or another Deregister of it runs: nothing
+ * happened), RdmaError (a device refused; the memory can no longer be
+ * used by a transfer; calling again, or hipObjServerClose, retries only
+ * the NICs that refused, never one twice; what no device lets go is
+ * leaked, never freed under the device). Once Deregister has begun, a
+ * hipObjServerStart naming the memory gets InvalidValue.
+ * Thread safety: MT-Safe; concurrent with Start on the same memory.
  */
 HIPOBJ_SERVER_API hipObjServerStatus_t
 hipObjServerDeregister(hipObjServerMem_t *mem);
@@ -327,7 +331,8 @@ hipObjServerParseToken(const char *token, uint64_t tokenLength,
  * Errors: InvalidValue (NULL srv, req or reply; req->size too small;
  *   length 0; op unknown; neither or both of mem and callbacks; the
  *   callback the op needs missing; [memOffset, memOffset + length) outside
- *   mem), NotSupported (bytes past this library's struct not zero),
+ *   mem; mem registered on another server, or being deregistered),
+ *   NotSupported (bytes past this library's struct not zero),
  *   BadToken, Declined (the token is not an RC token, its length differs
  *   from req->length, or the client cannot be reached), Busy (every
  *   transfer slot of every NIC is in use, or the server is closing),

@@ -9,10 +9,12 @@ packages=(
   libmicrohttpd-dev libcurl4-openssl-dev libssl-dev libcmocka-dev
   python3 python3-boto3 curl
   python3-dev python3-setuptools python3-wheel python3-pip python3-numpy
-  python3-pytest python3-torch
+  python3-pytest python3-torch python3-fsspec python3-pandas python3-zarr
+  python3-tqdm
   libamdhip64-dev libhsa-runtime-dev
   qemu-system-x86 kmod cpio
   ceph-mon ceph-osd radosgw ceph-common
+  golang-go golang-github-minio-minio-go-v7-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,8 @@
 #   2. clang with -Wthread-safety -Werror, warnings as errors: build + ctest
 #   3. Python: the hipobj package (python/) built with pip against the
 #      clang lane's libraries, pytest against hipobj-test-server
+#   3b. Go: the bindings and the MinIO bridge (integrations/go) against
+#      the clang lane's libraries: go vet, go test (offline, Debian's Go)
 #   4. Soft-RoCE: real verbs in a QEMU VM (tools/rxe-vm), end to end
 #   5. Ceph: hipobj-gateway in front of a real Ceph RGW (tests/ceph), over
 #      plain HTTP on this host and by RDMA from the Soft-RoCE VM
@@ -76,8 +78,26 @@ if [ -f build/ci-clang/src/libhipobj.so ]; then
   echo "$out" | tail -n 40
   record "$(echo "$out" | grep -E '^python: ' | tail -n1)"
   [ $rc -eq 0 ] || status=1
+  # pip install ./python alone: CMake builds the libraries it ships
+  out=$(bash python/tests/pip-alone.sh build/ci-clang 2>&1); rc=$?
+  echo "$out" | tail -n 30
+  record "$(echo "$out" | grep -E '^python-pip: ' | tail -n1)"
+  [ $rc -eq 0 ] || status=1
 else
   record "python: NOT RUN (the clang lane did not build)"; status=1
+fi
+echo "lane time: $((SECONDS - t0)) s"
+
+lane "Go bindings and MinIO bridge (go vet, go test)"
+t0=$SECONDS
+if [ -f build/ci-clang/src/libhipobj.so ]; then
+  out=$(bash integrations/go/run.sh build/ci-clang 2>&1); rc=$?
+  echo "$out" | tail -n 40
+  record "$(echo "$out" | grep -E '^go: ' | tail -n1)"
+  # 77: Go or minio-go is not installed: a skip with its reason
+  [ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1
+else
+  record "go: NOT RUN (the clang lane did not build)"; status=1
 fi
 echo "lane time: $((SECONDS - t0)) s"
 

@@ -22,10 +22,12 @@ static void write_stats(const struct hs_config *cfg, struct hs_stats *stats,
 {
   if (!cfg->stats_file)
     return;
-  struct hs_store_usage u;
-  hs_store_usage(store, &u);
-  if (hs_stats_write_file(cfg->stats_file, stats, &u))
+  struct hs_buf u;
+  hs_buf_init(&u, 0);
+  hs_store_usage_json(store, &u);
+  if (u.failed || hs_stats_write_file(cfg->stats_file, stats, hs_buf_cstr(&u)))
     fprintf(stderr, PROG ": cannot write %s\n", cfg->stats_file);
+  hs_buf_free(&u);
 }
 
 /* Blocks until SIGINT or SIGTERM, writing the stats file and expiring
@@ -133,6 +135,22 @@ int main(int argc, char **argv)
     fprintf(stderr, PROG ": --credentials %s: %s\n", cfg.credentials_file,
             hs_buf_cstr(&err));
     hs_buf_free(&err);
+    return 1;
+  }
+  /* No bucket owners here: several users share everything, which is said
+   * explicitly; store identities are the gateway's. */
+  const char *bad = NULL;
+  if (hs_credentials_has_store(users))
+    bad = "a store identity (a third and fourth field) is for "
+          "hipobj-gateway";
+  else if (hs_credentials_count(users) > 1 && !cfg.shared_buckets)
+    bad = "its users would share every bucket (this server has no bucket "
+          "owners): say --shared-buckets";
+  if (bad) {
+    fprintf(stderr, PROG ": --credentials %s: %s\n", cfg.credentials_file,
+            bad);
+    hs_buf_free(&err);
+    hs_credentials_free(users);
     return 1;
   }
   hs_buf_free(&err);

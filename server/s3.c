@@ -2,7 +2,6 @@
 /* One request's life: parse the target, authenticate, route, receive the
  * body (decoding aws-chunked, hashing, streaming it to the store), and run
  * the operation. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,42 +28,22 @@ static struct hs_op_ext *ext(struct hs_op *op)
 
 /* ---- response helpers -------------------------------------------------- */
 
-void hs_resp_header(struct hs_response *r, const char *name, const char *value)
-{
-  hs_buf_append(&r->headers, name, strlen(name) + 1);
-  hs_buf_append(&r->headers, value, strlen(value) + 1);
-}
-
-void hs_resp_headerf(struct hs_response *r, const char *name, const char *fmt,
-                     ...)
-{
-  char v[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(v, sizeof v, fmt, ap);
-  va_end(ap);
-  if (n >= 0 && (size_t)n < sizeof v)
-    hs_resp_header(r, name, v);
-  else
-    r->headers.failed = true;
-}
-
-bool hs_resp_next_header(const struct hs_response *r, size_t *pos,
-                         const char **name, const char **value)
-{
-  return hs_buf_next_pair(&r->headers, pos, name, value);
-}
-
 void hs_op_resp_reset(struct hs_op *op)
 {
-  struct hs_response *r = &op->resp;
-  hs_buf_free(&r->headers);
-  hs_buf_free(&r->body);
-  hs_reader_close(r->reader);
-  r->reader = NULL;
-  r->status = 200;
-  r->head = false;
-  hs_resp_header(r, "x-amz-request-id", op->request_id);
+  hs_resp_reset(&op->resp, op->request_id);
+}
+
+void hs_op_error(struct hs_op *op, enum hs_err err)
+{
+  hs_op_error_msg(op, err, NULL);
+}
+
+void hs_op_error_msg(struct hs_op *op, enum hs_err err, const char *message)
+{
+  struct hs_err_where w = {op->bucket, op->key, op->key_len, op->path.p,
+                           op->path.len, op->request_id};
+  hs_resp_error(&op->resp, err, message, &w, op->method == HS_M_HEAD);
+  op->done = true;
 }
 
 void hs_op_xml_begin(struct hs_op *op, unsigned status)
@@ -131,6 +110,9 @@ static bool add_content_encoding(char *lines, const char *v)
 {
   char out[HS_OBJ_HEADERS_MAX + 1];
   size_t used = 0;
+  if (!strcasestr(v, "aws-chunked")) /* as given, its spaces too */
+    return hs_attr_line_add(lines, HS_OBJ_HEADERS_MAX + 1 - CKSUM_ROOM,
+                            "content-encoding", v, strlen(v));
   for (const char *p = v; *p;) {
     while (*p == ' ' || *p == ',')
       p++;
@@ -140,10 +122,12 @@ static bool add_content_encoding(char *lines, const char *v)
     while (t && p[t - 1] == ' ')
       t--;
     if (t && !(t == 11 && strncasecmp(p, "aws-chunked", 11) == 0)) {
-      if (used + t + 1 >= sizeof out)
+      if (used + t + 2 >= sizeof out)
         return false;
-      if (used)
+      if (used) {
         out[used++] = ',';
+        out[used++] = ' ';
+      }
       memcpy(out + used, p, t);
       used += t;
     }
@@ -168,6 +152,31 @@ static enum hs_err kept_headers(const struct hs_op *op, char *lines)
       return HS_ERR_INVALID_ARGUMENT;
   }
   return HS_OK;
+}
+
+/* A metadata value "=?UTF-8?B?BASE64?=" (RFC 2047, as S3 returns non-ASCII
+ * values and clients may send them): its decoded bytes into out (at most
+ * max), as S3 stores it. False if v has another form. */
+static bool rfc2047_decode(const char *v, size_t vl, char *out, size_t max,
+                           size_t *n)
+{
+  static const char pre[] = "=?UTF-8?B?";
+  size_t pl = sizeof pre - 1;
+  if (vl < pl + 2 || strncasecmp(v, pre, pl) != 0 ||
+      memcmp(v + vl - 2, "?=", 2) != 0)
+    return false;
+  const char *b = v + pl;
+  size_t bl = vl - pl - 2;
+  if (bl % 4)
+    return false;
+  size_t len = bl / 4 * 3;
+  for (size_t i = bl; i > 0 && b[i - 1] == '=' && len > 0; i--)
+    len--;
+  if (len > max || !hs_base64_decode(b, bl, (uint8_t *)out, len) ||
+      memchr(out, '\0', len) || memchr(out, '\n', len))
+    return false;
+  *n = len;
+  return true;
 }
 
 enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
@@ -195,7 +204,12 @@ enum hs_err hs_op_attrs(const struct hs_op *op, struct hs_obj_attrs *out)
       a.meta[used++] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
     }
     a.meta[used++] = ':';
-    memcpy(a.meta + used, h->value, vl);
+    size_t dl;
+    if (rfc2047_decode(h->value, vl, a.meta + used,
+                       HS_USER_META_MAX - used - 1, &dl))
+      vl = dl;
+    else
+      memcpy(a.meta + used, h->value, vl);
     used += vl;
     a.meta[used++] = '\n';
   }
@@ -280,6 +294,8 @@ void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info)
                  : info->attrs.content_type[0] ? info->attrs.content_type
                                                : "binary/octet-stream");
   hs_resp_header(r, "Accept-Ranges", "bytes");
+  if (info->tag_count)
+    hs_resp_headerf(r, "x-amz-tagging-count", "%u", info->tag_count);
   for (size_t k = 0; k < NKEPT; k++) {
     const char *v = override(op, kept[k].override);
     size_t vl;
@@ -298,9 +314,21 @@ void hs_op_object_headers(struct hs_op *op, const struct hs_obj_info *info)
     const char *nl = strchr(m, '\n');
     if (!colon || !nl || colon > nl)
       break;
-    char name[HS_USER_META_MAX + 16], value[HS_USER_META_MAX + 1];
+    char name[HS_USER_META_MAX + 16];
+    /* RFC 2047 for a value that is not ASCII, as S3 answers */
+    char value[16 + 4 * ((HS_USER_META_MAX + 2) / 3)];
     snprintf(name, sizeof name, "x-amz-meta-%.*s", (int)(colon - m), m);
-    snprintf(value, sizeof value, "%.*s", (int)(nl - colon - 1), colon + 1);
+    size_t vl = (size_t)(nl - colon - 1);
+    bool ascii = true;
+    for (size_t i = 0; i < vl; i++)
+      ascii = ascii && (unsigned char)colon[1 + i] < 0x80;
+    if (ascii) {
+      snprintf(value, sizeof value, "%.*s", (int)vl, colon + 1);
+    } else {
+      memcpy(value, "=?UTF-8?B?", 10);
+      hs_base64_encode((const uint8_t *)colon + 1, vl, value + 10);
+      strcat(value, "?=");
+    }
     hs_resp_header(r, name, value);
     m = nl + 1;
   }
@@ -341,9 +369,7 @@ void hs_op_free(struct hs_op *op)
   hs_cksum_free(&op->cksum);
   hs_query_free(&op->query);
   hs_buf_free(&op->body);
-  hs_buf_free(&op->resp.headers);
-  hs_buf_free(&op->resp.body);
-  hs_reader_close(op->resp.reader);
+  hs_resp_free(&op->resp);
   free(ext(op));
 }
 
@@ -430,6 +456,9 @@ static enum hs_step dispatch_begin(struct hs_op *op)
   case HS_OP_HEAD_OBJECT:
   case HS_OP_DELETE_OBJECT:
   case HS_OP_GET_OBJECT_TAGGING:
+  case HS_OP_PUT_OBJECT_TAGGING:
+  case HS_OP_DELETE_OBJECT_TAGGING:
+  case HS_OP_GET_OBJECT_ATTRIBUTES:
     return hs_s3_object_begin(op);
   case HS_OP_CREATE_UPLOAD:
   case HS_OP_UPLOAD_PART:
@@ -452,6 +481,9 @@ static void dispatch_end(struct hs_op *op)
   case HS_OP_HEAD_OBJECT:
   case HS_OP_DELETE_OBJECT:
   case HS_OP_GET_OBJECT_TAGGING:
+  case HS_OP_PUT_OBJECT_TAGGING:
+  case HS_OP_DELETE_OBJECT_TAGGING:
+  case HS_OP_GET_OBJECT_ATTRIBUTES:
     hs_s3_object_end(op);
     break;
   case HS_OP_CREATE_UPLOAD:
@@ -481,10 +513,13 @@ static enum hs_err check_auth(struct hs_op *op)
 {
   struct hs_sigv4_request r = sigv4_request(op);
   enum hs_err err =
-      hs_auth_begin(&op->auth, op->srv->cfg, &r, (int64_t)time(NULL));
-  bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL;
+      hs_auth_begin(&op->auth, &op->srv->cfg->auth, &r, (int64_t)time(NULL));
+  /* Only a route whose payload the token carries has no body to sign;
+   * elsewhere (DeleteObjects, say) a token header changes nothing. */
+  bool rdma = hs_header_get(&op->req.headers, "x-amz-rdma-token") != NULL &&
+              hs_s3_token_route(op->kind);
   if (!err && (rdma || !body_expected(op)))
-    err = hs_auth_no_body(&op->auth, op->srv->cfg, &r, rdma);
+    err = hs_auth_no_body(&op->auth, &op->srv->cfg->auth, &r, rdma);
   if (err == HS_ERR_ACCESS_DENIED || err == HS_ERR_SIGNATURE ||
       err == HS_ERR_UNKNOWN_ACCESS_KEY || err == HS_ERR_AUTH_HEADER ||
       err == HS_ERR_AUTH_QUERY ||
@@ -520,7 +555,8 @@ static enum hs_err setup_checksum(struct hs_op *op)
   enum hs_err err = hs_cksum_begin(&op->cksum, alg);
   if (!err && value)
     err = hs_cksum_expect(&op->cksum, value, strlen(value));
-  return err == HS_ERR_INVALID_DIGEST ? HS_ERR_INVALID_ARGUMENT : err;
+  /* a value that is no checksum of this algorithm does not match */
+  return err == HS_ERR_INVALID_DIGEST ? HS_ERR_BAD_DIGEST : err;
 }
 
 enum hs_step hs_op_begin(struct hs_op *op)
@@ -554,9 +590,11 @@ enum hs_step hs_op_begin(struct hs_op *op)
     return fail(op, HS_ERR_NOT_IMPLEMENTED);
   const char *unsupported = hs_s3_unsupported_header(&op->req.headers);
   if (unsupported) {
-    char m[160];
+    char m[256];
+    const char *v = hs_header_get(&op->req.headers, unsupported);
     snprintf(m, sizeof m, "This server does not implement the %.80s "
-                          "header, or this value of it.", unsupported);
+                          "header, or this value of it (%.60s).",
+             unsupported, v ? v : "");
     hs_op_error_msg(op, HS_ERR_NOT_IMPLEMENTED, m);
     return HS_STEP_RESPOND;
   }
@@ -693,7 +731,7 @@ void hs_op_end(struct hs_op *op)
     err = HS_ERR_INCOMPLETE_BODY;
   if (!err) {
     struct hs_sigv4_request r = sigv4_request(op);
-    err = hs_auth_end(&op->auth, op->srv->cfg, &r);
+    err = hs_auth_end(&op->auth, &op->srv->cfg->auth, &r);
     if (err == HS_ERR_SIGNATURE)
       hs_stat_add(&op->srv->stats->auth_failures, 1);
   }

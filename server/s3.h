@@ -21,6 +21,7 @@
 #include "buf.h"
 #include "config.h"
 #include "headers.h"
+#include "message.h"
 #include "stats.h"
 #include "store/store.h"
 
@@ -35,43 +36,6 @@ struct hs_server {
   struct hs_rdma *rdma; /* NULL: RDMA unavailable (requests get 501) */
   atomic_uint_fast64_t next_id;
 };
-
-struct hs_request {
-  const char *method;
-  const char *target; /* raw request-target, NUL-terminated */
-  struct hs_headers headers;
-  bool has_length;          /* Content-Length was given */
-  uint64_t content_length;
-  bool chunked;             /* Transfer-Encoding: chunked */
-  const char *peer;         /* "addr:port", for the log */
-};
-
-/* A body read in order from elsewhere (the gateway's backend): read gives
- * up to max bytes, 0 at the end, -1 on an error (the connection is then
- * cut); close is called once, whether or not the body was read. */
-struct hs_source {
-  long (*read)(void *ctx, char *buf, size_t max);
-  void (*close)(void *ctx);
-  void *ctx;
-};
-
-/* The response: status, headers, and at most one of an in-memory body, a
- * stream of object bytes, or a source. */
-struct hs_response {
-  unsigned status;
-  struct hs_buf headers; /* "name" NUL "value" NUL, repeated */
-  struct hs_buf body;
-  struct hs_reader *reader; /* owned: stream [offset, offset + length) */
-  uint64_t offset;
-  uint64_t length;          /* the reader's or the source's byte count;
-                               UINT64_MAX: a source of unknown length */
-  struct hs_source source;  /* owned when source.read is set */
-  bool head;                /* no body, but Content-Length: head_length */
-  uint64_t head_length;
-  bool close;               /* close the connection afterwards */
-};
-
-enum hs_step { HS_STEP_RESPOND, HS_STEP_BODY };
 
 struct hs_op;
 
@@ -89,19 +53,12 @@ uint64_t hs_op_body_bytes(const struct hs_op *op);
 /* Aborts whatever was not committed (a cut-short upload). Accepts NULL. */
 void hs_op_free(struct hs_op *op);
 
+/* The store's usage as a JSON object (the "store" member of the stats). */
+void hs_store_usage_json(struct hs_store *st, struct hs_buf *out);
+
 /* The functions above as the HTTP front's handler (http.h); its app
  * context is the struct hs_server. */
 struct hs_http_ops;
 extern const struct hs_http_ops hs_s3_http_ops;
-
-/* Headers the response carries whatever it is. */
-void hs_resp_header(struct hs_response *r, const char *name,
-                    const char *value);
-void hs_resp_headerf(struct hs_response *r, const char *name,
-                     const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-/* Iterates the response headers: *pos starts at 0. */
-bool hs_resp_next_header(const struct hs_response *r, size_t *pos,
-                         const char **name, const char **value);
 
 #endif

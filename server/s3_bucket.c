@@ -49,6 +49,11 @@ static void create_bucket(struct hs_op *op)
                                            op->body.len);
   if (!err)
     err = hs_store_bucket_create(op->srv->store, op->bucket);
+  /* us-east-1's legacy rule: creating a bucket you own again succeeds
+   * (every bucket here is the one owner's); other regions answer 409 */
+  if (err == HS_ERR_BUCKET_EXISTS &&
+      strcmp(op->srv->cfg->auth.region, "us-east-1") == 0)
+    err = HS_OK;
   if (err) {
     hs_op_error(op, err);
     return;
@@ -75,7 +80,7 @@ static void location(struct hs_op *op)
     return;
   }
   hs_op_xml_begin(op, 200);
-  const char *region = op->srv->cfg->region;
+  const char *region = op->srv->cfg->auth.region;
   /* us-east-1 is written as an empty constraint, as S3 does */
   if (strcmp(region, "us-east-1") == 0)
     region = "";

@@ -35,6 +35,9 @@ enum hs_s3_kind {
   HS_OP_UPLOAD_PART_COPY,
   HS_OP_GET_OBJECT_TAGGING,
   HS_OP_LIST_VERSIONS,
+  HS_OP_PUT_OBJECT_TAGGING,
+  HS_OP_DELETE_OBJECT_TAGGING,
+  HS_OP_GET_OBJECT_ATTRIBUTES,
   HS_OP_ADMIN_STATS,
   HS_OP_ADMIN_HEALTH,
   HS_OP_NOT_FOUND,
@@ -52,7 +55,7 @@ enum hs_s3_kind hs_admin_route(const char *method, const char *path,
                                size_t len);
 const char *hs_s3_kind_name(enum hs_s3_kind k);
 /* The first request header that asks for a feature this server does not
- * have (SSE of any kind, an ACL other than private, grants, tagging, object
+ * have (SSE of any kind, a canned ACL it cannot honour, grants, object
  * lock, website redirects, a storage class other than STANDARD or
  * REDUCED_REDUNDANCY), or NULL. Such a request gets 501 NotImplemented
  * rather than being carried out without what it asked for. */
@@ -135,7 +138,9 @@ struct hs_get {
   struct hs_obj_info info;
   struct hs_reader *reader; /* when asked for; the caller owns it */
   uint64_t first, count;    /* the bytes to serve */
-  bool partial;             /* a range: 206 */
+  bool partial;             /* a range (or a part of several): 206 */
+  unsigned parts_count;     /* ?partNumber= of a multipart object: its
+                               part count, x-amz-mp-parts-count */
 };
 /* True with g filled; false with the error response set (and no reader). */
 bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g);
@@ -152,6 +157,13 @@ struct hs_copy_src {
   struct hs_reader *reader;
 };
 enum hs_err hs_op_copy_open(struct hs_op *op, struct hs_copy_src *s);
+/* The conditions a write (PutObject, CopyObject, CompleteMultipartUpload:
+ * If-Match, If-None-Match) or a DeleteObject (those and
+ * x-amz-if-match-size, x-amz-if-match-last-modified-time) puts on the
+ * object it replaces; *any says whether there is one.
+ * Errors: HS_ERR_INVALID_ARGUMENT (a malformed size or time). */
+enum hs_err hs_op_write_cond(const struct hs_op *op, struct hs_cond *c,
+                             bool *any);
 /* count bytes of r from first on into w. */
 enum hs_err hs_copy_bytes(struct hs_reader *r, struct hs_writer *w,
                           uint64_t first, uint64_t count);
@@ -164,7 +176,12 @@ void hs_s3_admin(struct hs_op *op);
 /* RDMA requests (s3_rdma.c): whether the request carries a token; if it
  * does, the answer (400, 501, or the engine's) is set in op->resp. */
 bool hs_s3_rdma(struct hs_op *op);
+/* GetObject, PutObject, UploadPart: the routes whose payload a token may
+ * carry (elsewhere a token header is ignored, and a body is signed). */
+bool hs_s3_token_route(enum hs_s3_kind k);
 
+/* partNumber (1..10000) into op->part_number. HS_ERR_INVALID_ARGUMENT. */
+enum hs_err hs_op_part_number(struct hs_op *op);
 /* UploadPart's partNumber (1..10000) and uploadId, into the op.
  * Errors: HS_ERR_INVALID_ARGUMENT, HS_ERR_NO_UPLOAD. */
 enum hs_err hs_op_part_args(struct hs_op *op);

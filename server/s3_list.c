@@ -20,7 +20,8 @@ struct list_params {
   const char *delim;
   const char *start_after; /* v2 */
   const char *marker;      /* v1; key-marker of versions */
-  const char *token;       /* v2, as given */
+  const char *token;       /* v2, as given; NULL if empty */
+  const char *token_echo;  /* v2, as given, empty or not */
   char *token_key;         /* v2, decoded */
   size_t max;
   bool url;
@@ -95,7 +96,7 @@ static enum hs_err parse_params(const struct hs_op *op, enum list_kind kind,
   p->start_after = param(op, "start-after");
   const char *fo = param(op, "fetch-owner");
   p->owner = fo && strcmp(fo, "true") == 0;
-  p->token = param(op, "continuation-token");
+  p->token = p->token_echo = param(op, "continuation-token");
   if (p->token && !*p->token)
     p->token = NULL; /* empty: from the start, as S3 does */
   if (p->token)
@@ -199,8 +200,8 @@ static void write_result(struct hs_op *op, const struct hs_lister *l,
   const char *last = hs_lister_last(l);
   if (v2) {
     hs_buf_printf(b, "<KeyCount>%zu</KeyCount>", l->n);
-    if (p->token)
-      put_str(b, "ContinuationToken", p->token, false);
+    if (p->token_echo) /* an empty one too */
+      put_str(b, "ContinuationToken", p->token_echo, false);
     if (p->start_after)
       put_str(b, "StartAfter", p->start_after, p->url);
     if (l->truncated && last) {

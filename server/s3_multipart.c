@@ -32,7 +32,7 @@ static enum hs_err upload_id(struct hs_op *op)
 }
 
 /* partNumber: 1..10000 in decimal, nothing else. */
-static enum hs_err part_number(struct hs_op *op)
+enum hs_err hs_op_part_number(struct hs_op *op)
 {
   const struct hs_param *p = hs_query_get(&op->query, "partNumber");
   const char *v = p ? p->value : "";
@@ -53,7 +53,7 @@ static enum hs_err part_number(struct hs_op *op)
 
 enum hs_err hs_op_part_args(struct hs_op *op)
 {
-  enum hs_err err = part_number(op);
+  enum hs_err err = hs_op_part_number(op);
   return err ? err : upload_id(op);
 }
 
@@ -102,9 +102,20 @@ static void create_end(struct hs_op *op)
     hs_op_error_msg(op, err, msg);
     return;
   }
+  const char *tv = hs_header_get(&op->req.headers, "x-amz-tagging");
+  char *tags = NULL;
+  if (!err && tv && (err = hs_parse_tagging_header(tv, &tags, &msg))) {
+    hs_op_error_msg(op, err, msg);
+    return;
+  }
   if (!err)
     err = hs_store_upload_create(op->srv->store, op->bucket, op->key, &attrs,
                                  id);
+  if (!err && tags &&
+      (err = hs_store_upload_tags(op->srv->store, op->bucket, op->key, id,
+                                  tags)))
+    hs_store_upload_abort(op->srv->store, op->bucket, op->key, id);
+  free(tags);
   if (err) {
     hs_op_error(op, err == HS_ERR_TOO_MANY ? HS_ERR_SLOW_DOWN : err);
     return;
@@ -226,20 +237,90 @@ static void put_checksum(struct hs_buf *b, const struct hs_obj_attrs *a)
   }
 }
 
+/* A part sent again while an earlier send of it was still arriving is
+ * listed by a client once per send, with the same number: such a run names
+ * one part, the one the upload kept (the last to complete), so the entry
+ * with its ETag stays (or the last, which Complete then refuses as
+ * InvalidPart). */
+static void merge_resent(struct hs_op *op, struct hs_part_ref *parts,
+                         size_t *n)
+{
+  struct hs_part_entry *l = NULL;
+  size_t ln = 0, out = 0;
+  if (hs_store_part_list(op->srv->store, op->bucket, op->key, op->upload_id,
+                         &l, &ln))
+    return;
+  for (size_t i = 0; i < *n;) {
+    size_t end = i, keep = i;
+    while (end < *n && parts[end].number == parts[i].number)
+      end++;
+    keep = end - 1;
+    for (size_t j = 0; j < ln; j++)
+      if (l[j].number == parts[i].number)
+        for (size_t k = i; k < end; k++)
+          if (strcmp(parts[k].etag, l[j].etag) == 0)
+            keep = k;
+    parts[out++] = parts[keep];
+    i = end;
+  }
+  *n = out;
+  free(l);
+}
+
+/* x-amz-checksum-ALG on CompleteMultipartUpload: the object's checksum as
+ * the client computed it ("B64" or "B64-N"), which must be the one the
+ * parts give (line, "" for none). */
+static bool checksum_matches(const struct hs_op *op, const char *line)
+{
+  const struct hs_headers *h = &op->req.headers;
+  for (size_t i = 0; i < h->n; i++) {
+    enum hs_cksum_alg a = hs_cksum_alg_of_header(h->v[i].name);
+    if (a == HS_CK_NONE)
+      continue;
+    size_t vl, gl;
+    const char *got = hs_attr_line(line, hs_cksum_header(a), &gl);
+    const char *v = h->v[i].value, *dash = strchr(v, '-');
+    vl = dash ? (size_t)(dash - v) : strlen(v);
+    const char *gdash = got ? memchr(got, '-', gl) : NULL;
+    if (gdash)
+      gl = (size_t)(gdash - got);
+    if (!got || gl != vl || memcmp(got, v, vl) != 0)
+      return false;
+  }
+  return true;
+}
+
 static void complete_end(struct hs_op *op)
 {
   struct hs_part_ref *parts = NULL;
   size_t n = 0;
   struct hs_obj_info info;
   char cksum[HS_PART_CKSUM_MAX] = "";
+  struct hs_cond cond;
+  bool any;
   enum hs_err err = upload_id(op);
   if (!err)
-    err = hs_parse_complete(hs_buf_cstr(&op->body), op->body.len, &parts, &n);
+    err = hs_op_write_cond(op, &cond, &any);
   if (!err)
+    err = hs_parse_complete(hs_buf_cstr(&op->body), op->body.len, &parts, &n);
+  if (!err) {
+    merge_resent(op, parts, &n);
     upload_checksum(op, parts, n, cksum);
+    struct hs_obj_attrs a; /* a retry after success: its result again */
+    bool live = hs_store_upload_attrs(op->srv->store, op->bucket, op->key,
+                                      op->upload_id, &a) == HS_OK;
+    if (live && !checksum_matches(op, cksum)) {
+      free(parts);
+      hs_op_error_msg(op, HS_ERR_BAD_DIGEST,
+                      "The checksum you specified did not match the "
+                      "checksum of the parts.");
+      return;
+    }
+  }
   if (!err)
     err = hs_store_upload_complete(op->srv->store, op->bucket, op->key,
-                                   op->upload_id, parts, n, cksum, &info);
+                                   op->upload_id, parts, n, cksum,
+                                   any ? &cond : NULL, &info);
   free(parts);
   if (err) {
     hs_op_error(op, err);

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rdma.h"
+#include "rdma_store.h"
 #include "rdma/token.h"
 #include "s3_internal.h"
 
@@ -57,7 +57,7 @@ static bool cuobject_descriptor(const char *t, size_t n)
          hex_field(colon + 1, (size_t)(end - colon - 1));
 }
 
-static bool carries_payload(enum hs_s3_kind k)
+bool hs_s3_token_route(enum hs_s3_kind k)
 {
   return k == HS_OP_GET_OBJECT || k == HS_OP_PUT_OBJECT ||
          k == HS_OP_UPLOAD_PART;
@@ -177,7 +177,7 @@ bool hs_s3_rdma(struct hs_op *op)
 {
   const struct hs_headers *h = &op->req.headers;
   const char *tok = hs_header_get(h, "x-amz-rdma-token");
-  if (!tok || !carries_payload(op->kind))
+  if (!tok || !hs_s3_token_route(op->kind))
     return false;
   struct hs_stats *st = op->srv->stats;
   hs_stat_add(&st->rdma_requests, 1);

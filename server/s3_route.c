@@ -88,14 +88,25 @@ static enum hs_s3_kind route_object(const char *m, const struct hs_query *q,
                                     bool copy_source)
 {
   static const char *const upload[] = {"uploadId", "partNumber"};
+  static const char *const part[] = {"partNumber"};
   bool upload_id = has(q, "uploadId");
-  if (strcmp(m, "GET") == 0 && has(q, "tagging")) {
+  if (has(q, "tagging")) {
     static const char *const tagging[] = {"tagging"};
-    return other_subresource(q, tagging, 1) ? HS_OP_NOT_IMPLEMENTED
-                                            : HS_OP_GET_OBJECT_TAGGING;
+    if (other_subresource(q, tagging, 1))
+      return HS_OP_NOT_IMPLEMENTED;
+    return strcmp(m, "GET") == 0      ? HS_OP_GET_OBJECT_TAGGING
+           : strcmp(m, "PUT") == 0    ? HS_OP_PUT_OBJECT_TAGGING
+           : strcmp(m, "DELETE") == 0 ? HS_OP_DELETE_OBJECT_TAGGING
+                                      : HS_OP_METHOD_NOT_ALLOWED;
+  }
+  if (strcmp(m, "GET") == 0 && has(q, "attributes")) {
+    static const char *const attributes[] = {"attributes"};
+    return other_subresource(q, attributes, 1) ? HS_OP_NOT_IMPLEMENTED
+                                               : HS_OP_GET_OBJECT_ATTRIBUTES;
   }
   if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
-    if (other_subresource(q, upload, upload_id ? 1 : 0))
+    /* partNumber alone: GetObject or HeadObject of one part */
+    if (other_subresource(q, upload_id ? upload : part, 1))
       return HS_OP_NOT_IMPLEMENTED;
     if (upload_id)
       return strcmp(m, "GET") == 0 ? HS_OP_LIST_PARTS
@@ -184,6 +195,9 @@ const char *hs_s3_kind_name(enum hs_s3_kind k)
       [HS_OP_UPLOAD_PART_COPY] = "UploadPartCopy",
       [HS_OP_GET_OBJECT_TAGGING] = "GetObjectTagging",
       [HS_OP_LIST_VERSIONS] = "ListObjectVersions",
+      [HS_OP_PUT_OBJECT_TAGGING] = "PutObjectTagging",
+      [HS_OP_DELETE_OBJECT_TAGGING] = "DeleteObjectTagging",
+      [HS_OP_GET_OBJECT_ATTRIBUTES] = "GetObjectAttributes",
       [HS_OP_ADMIN_STATS] = "AdminStats",
       [HS_OP_ADMIN_HEALTH] = "AdminHealth",
       [HS_OP_NOT_FOUND] = "-",
@@ -197,15 +211,15 @@ const char *hs_s3_kind_name(enum hs_s3_kind k)
  * asks for what it does anyway. */
 static const struct {
   const char *prefix;
-  const char *allowed[2];
+  const char *allowed[3];
 } unsupported[] = {
-    /* copying an object's tags, of which it has none, is done anyway */
-    {"x-amz-tagging-directive", {"COPY"}},
     {"x-amz-server-side-encryption", {NULL}}, /* SSE-S3, SSE-KMS, SSE-C */
     {"x-amz-copy-source-server-side-encryption", {NULL}},
-    {"x-amz-acl", {"private"}},
+    /* the canned ACLs this server's one owner model honours: the owner
+     * (every credential is it) has full control, nobody else has access */
+    {"x-amz-acl", {"private", "bucket-owner-full-control",
+                   "bucket-owner-read"}},
     {"x-amz-grant-", {NULL}},
-    {"x-amz-tagging", {NULL}}, /* the directive is matched above */
     {"x-amz-object-lock-", {NULL}},
     {"x-amz-bucket-object-lock-", {NULL}},
     {"x-amz-website-redirect-location", {NULL}},
@@ -220,11 +234,11 @@ const char *hs_s3_unsupported_header(const struct hs_headers *h)
       const char *p = unsupported[k].prefix;
       if (strncasecmp(name, p, strlen(p)) != 0)
         continue;
-      if (k > 0 && strcasecmp(name, unsupported[0].prefix) == 0)
-        break; /* the tagging directive: decided by its own entry */
       const char *const *ok = unsupported[k].allowed;
-      if (!(ok[0] && strcmp(value, ok[0]) == 0) &&
-          !(ok[1] && strcmp(value, ok[1]) == 0))
+      bool fine = false;
+      for (size_t j = 0; j < 3 && ok[j]; j++)
+        fine = fine || strcmp(value, ok[j]) == 0;
+      if (!fine)
         return name;
     }
   }

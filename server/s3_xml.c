@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "uri.h"
 #include "xml.h"
 
@@ -193,4 +194,146 @@ enum hs_err hs_parse_create_bucket(const char *body, size_t len)
   bool ok = hs_xml_is(&d, 0, "CreateBucketConfiguration");
   hs_xml_free(&d);
   return ok ? HS_OK : HS_ERR_MALFORMED_XML;
+}
+
+/* ---- tags --------------------------------------------------------------- */
+
+/* Characters (code points) of valid UTF-8. */
+static size_t chars(const char *s, size_t n)
+{
+  size_t c = 0;
+  for (size_t i = 0; i < n; i++)
+    c += ((unsigned char)s[i] & 0xc0) != 0x80;
+  return c;
+}
+
+static bool no_controls(const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+      return false;
+  return hs_utf8_valid(s, n);
+}
+
+/* Appends one tag to b (lines), after S3's checks. */
+static enum hs_err tag_add(struct hs_buf *b, unsigned *n, const char *k,
+                           size_t kl, const char *v, size_t vl,
+                           const char **msg)
+{
+  *msg = "Object tags cannot be greater than 10";
+  if (++*n > HS_MAX_TAGS)
+    return HS_ERR_INVALID_TAG;
+  *msg = "The TagKey you have provided is not valid";
+  if (kl == 0 || chars(k, kl) > 128 || !no_controls(k, kl))
+    return HS_ERR_INVALID_TAG;
+  *msg = "The TagValue you have provided is not valid";
+  if (chars(v, vl) > 256 || !no_controls(v, vl))
+    return HS_ERR_INVALID_TAG;
+  *msg = "Cannot provide multiple Tags with the same key";
+  const char *lines = b->len ? hs_buf_cstr(b) : "";
+  for (const char *l = lines; *l;) {
+    const char *tab = strchr(l, '\t'), *nl = strchr(l, '\n');
+    if (tab && (size_t)(tab - l) == kl && memcmp(l, k, kl) == 0)
+      return HS_ERR_INVALID_TAG;
+    l = nl ? nl + 1 : l + strlen(l);
+  }
+  *msg = NULL;
+  hs_buf_append(b, k, kl);
+  hs_buf_append(b, "\t", 1);
+  hs_buf_append(b, v, vl);
+  hs_buf_append(b, "\n", 1);
+  return b->failed ? HS_ERR_NOMEM : HS_OK;
+}
+
+static int line_cmp(const void *x, const void *y)
+{
+  return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The lines of b sorted by key (S3 returns a tag set so), into *out. */
+static enum hs_err tags_out(struct hs_buf *b, char **out)
+{
+  const char *in = b->len ? hs_buf_cstr(b) : "";
+  size_t len = strlen(in), n = 0;
+  char *copy = strdup(in), *t = malloc(len + 1);
+  char *lines[HS_MAX_TAGS];
+  enum hs_err err = copy && t ? HS_OK : HS_ERR_NOMEM;
+  for (char *l = copy; !err && l && *l && n < HS_MAX_TAGS; n++) {
+    char *nl = strchr(l, '\n');
+    lines[n] = l;
+    *nl = '\0'; /* a key holds no tab or control character: "k\t" < "kx" */
+    l = nl + 1;
+  }
+  if (!err) {
+    qsort(lines, n, sizeof lines[0], line_cmp);
+    t[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+      strcat(t, lines[i]);
+      strcat(t, "\n");
+    }
+    *out = t;
+    t = NULL;
+  }
+  free(copy);
+  free(t);
+  hs_buf_free(b);
+  return err;
+}
+
+enum hs_err hs_parse_tagging(const char *body, size_t len, char **out,
+                             const char **msg)
+{
+  struct hs_xml_doc d;
+  *msg = NULL;
+  enum hs_err err = hs_xml_parse(body, len, &d);
+  if (err)
+    return err;
+  struct hs_buf b;
+  hs_buf_init(&b, 0);
+  unsigned n = 0;
+  int set = hs_xml_child(&d, 0, "TagSet");
+  err = HS_ERR_MALFORMED_XML;
+  if (!hs_xml_is(&d, 0, "Tagging") || set < 0 ||
+      hs_xml_next(&d, set, "TagSet") >= 0)
+    goto out;
+  err = HS_OK;
+  for (int c = hs_xml_child(&d, set, "Tag"); c >= 0 && !err;
+       c = hs_xml_next(&d, c, "Tag")) {
+    const char *k, *v;
+    size_t kl, vl;
+    if (!leaf_text(&d, only_child(&d, c, "Key"), &k, &kl) ||
+        !leaf_text(&d, only_child(&d, c, "Value"), &v, &vl))
+      err = HS_ERR_MALFORMED_XML;
+    else
+      err = tag_add(&b, &n, k, kl, v, vl, msg);
+  }
+out:
+  hs_xml_free(&d);
+  if (err) {
+    hs_buf_free(&b);
+    return err;
+  }
+  return tags_out(&b, out);
+}
+
+enum hs_err hs_parse_tagging_header(const char *v, char **out,
+                                    const char **msg)
+{
+  struct hs_query q;
+  *msg = "The header x-amz-tagging is not a valid URL-encoded tag set";
+  enum hs_err err = hs_query_parse(v, strlen(v), &q);
+  if (err)
+    return err == HS_ERR_NOMEM ? err : HS_ERR_INVALID_TAG;
+  struct hs_buf b;
+  hs_buf_init(&b, 0);
+  unsigned n = 0;
+  for (size_t i = 0; i < q.n && !err; i++)
+    err = tag_add(&b, &n, q.p[i].name, strlen(q.p[i].name), q.p[i].value,
+                  strlen(q.p[i].value), msg);
+  hs_query_free(&q);
+  if (err) {
+    hs_buf_free(&b);
+    return err;
+  }
+  return tags_out(&b, out);
 }

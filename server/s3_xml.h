@@ -44,4 +44,17 @@ void hs_delete_list_free(struct hs_delete_list *l);
 /* An empty body or a well-formed CreateBucketConfiguration. */
 enum hs_err hs_parse_create_bucket(const char *body, size_t len);
 
+/* Object tags: at most HS_MAX_TAGS, each key 1..128 and value 0..256
+ * characters of UTF-8 without control characters, keys unique; written as
+ * "key\tvalue\n" lines in the order given, *out malloc()ed. From
+ * PutObjectTagging's <Tagging><TagSet><Tag><Key/><Value/></Tag>...
+ * </TagSet></Tagging>, or the x-amz-tagging header ("k=v&k2=v2",
+ * URL-encoded). Errors: HS_ERR_MALFORMED_XML, HS_ERR_INVALID_TAG (its
+ * message in *msg), HS_ERR_NOMEM. */
+#define HS_MAX_TAGS 10
+enum hs_err hs_parse_tagging(const char *body, size_t len, char **out,
+                             const char **msg);
+enum hs_err hs_parse_tagging_header(const char *v, char **out,
+                                    const char **msg);
+
 #endif

@@ -2,11 +2,13 @@
 #include "buffer.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "memlock.h"
 #include "common/thread_safety.h"
 
 #define MR_ACCESS_UNSCOPED \
@@ -174,6 +176,19 @@ static bool try_dmabuf(struct ho_buffers *m, struct ho_buf *b, int *native)
   return b->mr != NULL;
 }
 
+/* An MR over host memory at addr (the buffer's or its staging buffer)
+ * pins its pages: they must fit under RLIMIT_MEMLOCK. */
+static hipObjOpError_t check_memlock(struct ho_buffers *m,
+                                     const struct ho_buf *b, uintptr_t addr,
+                                     const char *kind)
+{
+  char what[96];
+  snprintf(what, sizeof what, "registering buffer %p (%zu bytes, %s)",
+           (void *)b->addr, b->size, kind);
+  return ho_memlock_check(m->plat->topo, ho_memlock_span(addr, b->size),
+                          what);
+}
+
 static hipObjOpError_t register_staged(struct ho_buffers *m, struct ho_buf *b,
                                        int *native)
 {
@@ -185,6 +200,9 @@ static hipObjOpError_t register_staged(struct ho_buffers *m, struct ho_buf *b,
   hipObjOpError_t e = m->plat->gpu->host_alloc(b->size, &b->staging, native);
   if (e != hipObjSuccess)
     return e == hipObjNotSupported ? hipObjDmabufNotSupported : hipObjInternalError;
+  e = check_memlock(m, b, (uintptr_t)b->staging, "its staging buffer");
+  if (e != hipObjSuccess)
+    return e;
   b->mr = m->plat->verbs->reg_mr(m->dev->pd, b->staging, b->size, m->mr_access);
   if (!b->mr)
     return hipObjRdmaError;
@@ -230,6 +248,9 @@ static hipObjOpError_t register_memory(struct ho_buffers *m, struct ho_buf *b,
   if (kind == HO_MEM_DEVICE)
     return host_only ? hipObjInvalidValue : register_device(m, b, native);
   b->kind = HO_BUF_HOST;
+  e = check_memlock(m, b, b->addr, "host memory");
+  if (e != hipObjSuccess)
+    return e;
   b->mr = m->plat->verbs->reg_mr(m->dev->pd, (void *)b->addr, b->size, m->mr_access);
   return b->mr ? hipObjSuccess : hipObjRdmaError;
 }

@@ -219,16 +219,32 @@ static enum ho_retry_cause wait_cause(enum ho_wait_end r, bool reused,
   }
 }
 
+/* The one direction a transfer lets the server use: it WRITEs a GET's
+ * payload, READs a PUT's. */
+static int direction_access(const struct xfer *x)
+{
+  return x->op == HIPOBJ_RDMA_OP_GET ? IBV_ACCESS_REMOTE_WRITE
+                                     : IBV_ACCESS_REMOTE_READ;
+}
+
+static hipObjOpError_t exchange_rc(struct ho_instance *inst,
+                                   struct ho_lease *l, struct ho_conn *c,
+                                   uint64_t cookie,
+                                   const struct ho_conn_offer *po,
+                                   const struct xfer *x, uint64_t deadline,
+                                   enum ho_retry_cause *why);
+
 /* After a success reply: ride the connection or connect the spare (the
- * server's offer decides), send ready with the server's cookie, wait for
- * the final message (until deadline, or until the server has sent nothing
- * for the stall bound) and check it. *why: the failure's retry cause. */
+ * server's offer decides); without windows grant the QP the transfer's
+ * direction for its duration only; send ready with the server's cookie,
+ * wait for the final message (until deadline, or for a GET until the
+ * server has sent nothing for the stall bound) and check it. *why: the
+ * failure's retry cause. */
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
                                  const struct ho_reply *reply,
                                  const struct xfer *x, uint64_t deadline,
                                  enum ho_retry_cause *why)
 {
-  const uint64_t size = x->size;
   const uint64_t cookie = reply->peer.addr;
   struct ho_conn_offer offer;
   struct ho_conn *c = NULL;
@@ -245,6 +261,30 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   if (ho_conn_post_msg_recv(c) != hipObjSuccess ||
       open_window(inst, l, c, x) != hipObjSuccess)
     return hipObjRdmaError;
+  if (!inst->config.scoped) {
+    if (ho_conn_set_access(c, direction_access(x)) != hipObjSuccess)
+      return hipObjRdmaError;
+    e = exchange_rc(inst, l, c, cookie, &offer, x, deadline, why);
+    /* nothing between transfers: revoked on every path (a failed
+     * connection is retired as well) */
+    if (ho_conn_set_access(c, 0) != hipObjSuccess && e == hipObjSuccess)
+      e = hipObjRdmaError;
+    return e;
+  }
+  return exchange_rc(inst, l, c, cookie, &offer, x, deadline, why);
+}
+
+/* Ready, the wait for final, and the window's end. */
+static hipObjOpError_t exchange_rc(struct ho_instance *inst,
+                                   struct ho_lease *l, struct ho_conn *c,
+                                   uint64_t cookie,
+                                   const struct ho_conn_offer *po,
+                                   const struct xfer *x, uint64_t deadline,
+                                   enum ho_retry_cause *why)
+{
+  const uint64_t size = x->size;
+  const struct ho_conn_offer offer = *po;
+  hipObjOpError_t e;
   struct ho_msg ready = {.type = HO_MSG_READY,
                          .version = offer.version,
                          .cookie = cookie,
@@ -661,7 +701,8 @@ const char *hipObjGetErrorString(hipObjOpError_t err)
       [hipObjBufAlreadyRegistered] = "buffer already registered",
       [hipObjNicNotFound] = "no usable RDMA NIC found",
       [hipObjDmabufNotSupported] = "GPU memory cannot be registered for RDMA",
-      [hipObjSizeTooLarge] = "size too large",
+      [hipObjSizeTooLarge] =
+          "size too large, or above what RLIMIT_MEMLOCK lets the process pin",
       [hipObjInternalError] = "internal error",
       [hipObjNotSupported] = "not supported",
       [hipObjBusy] = "busy: resource in use",

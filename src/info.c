@@ -26,14 +26,42 @@ _Static_assert(offsetof(hipObjInfo_t, connectionsLive) == 552, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, tokenScope) == 560, "appended");
 _Static_assert(offsetof(hipObjInfo_t, waitTimeoutMs) == 564, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, windowsBound) == 568, "hipObjInfo_t");
-_Static_assert(offsetof(hipObjInfo_t, retriesFabric) == 576, "appended");
-_Static_assert(offsetof(hipObjInfo_t, retriesServerRdma) == 584, "hipObjInfo_t");
-_Static_assert(offsetof(hipObjInfo_t, retriesStalled) == 592, "hipObjInfo_t");
-_Static_assert(offsetof(hipObjInfo_t, retriesKeptBroken) == 600, "hipObjInfo_t");
-_Static_assert(offsetof(hipObjInfo_t, keptBroken) == 608, "hipObjInfo_t");
-_Static_assert(offsetof(hipObjInfo_t, retries) == 616, "hipObjInfo_t");
-_Static_assert(offsetof(hipObjInfo_t, stallTimeoutMs) == 620, "hipObjInfo_t");
-_Static_assert(sizeof(hipObjInfo_t) == 624, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, railCount) == 576, "appended");
+_Static_assert(offsetof(hipObjInfo_t, railsInUse) == 580, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, railNear) == 584, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, railGpus) == 588, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, railGpuIndex) == 592, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, railPathClass) == 596, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, rails) == 600, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjRailInfo_t) == 112, "hipObjRailInfo_t");
+_Static_assert(offsetof(hipObjRailInfo_t, busId) == 64, "hipObjRailInfo_t");
+_Static_assert(offsetof(hipObjRailInfo_t, numaNode) == 96, "hipObjRailInfo_t");
+_Static_assert(offsetof(hipObjRailInfo_t, pathClass) == 100, "hipObjRailInfo_t");
+_Static_assert(offsetof(hipObjRailInfo_t, why) == 104, "hipObjRailInfo_t");
+_Static_assert(offsetof(hipObjRailInfo_t, rateMbps) == 108, "hipObjRailInfo_t");
+_Static_assert(HIPOBJ_INFO_MAX_RAILS == HO_MAX_RAILS, "a slot per rail");
+_Static_assert((int)HO_PATH_UNKNOWN == (int)hipObjPathUnknown &&
+                   (int)HO_PATH_SWITCH == (int)hipObjPathSameSwitch &&
+                   (int)HO_PATH_SWITCHES == (int)hipObjPathSwitches &&
+                   (int)HO_PATH_ROOT_PORT == (int)hipObjPathRootPort &&
+                   (int)HO_PATH_NUMA == (int)hipObjPathNumaNode &&
+                   (int)HO_PATH_OTHER == (int)hipObjPathOther,
+               "hipObjPathClass_t mirrors enum ho_path_class");
+_Static_assert((int)HO_RAIL_NONE == (int)hipObjRailNone &&
+                   (int)HO_RAIL_NEAR_GPU == (int)hipObjRailNearGpu &&
+                   (int)HO_RAIL_NUMA_LOCAL == (int)hipObjRailNumaLocal &&
+                   (int)HO_RAIL_HINT == (int)hipObjRailHint &&
+                   (int)HO_RAIL_CLOSEST_BUS_ID == (int)hipObjRailClosestBusId &&
+                   (int)HO_RAIL_FIRST_ACTIVE == (int)hipObjRailFirstActive,
+               "hipObjRailWhy_t mirrors enum ho_rail_why");
+_Static_assert(offsetof(hipObjInfo_t, retriesFabric) == 2392, "appended");
+_Static_assert(offsetof(hipObjInfo_t, retriesServerRdma) == 2400, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retriesStalled) == 2408, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retriesKeptBroken) == 2416, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, keptBroken) == 2424, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retries) == 2432, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, stallTimeoutMs) == 2436, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjInfo_t) == 2440, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -75,6 +103,26 @@ static void copy_str(char *dst, size_t cap, const char *src, size_t src_cap)
   dst[n] = '\0';
 }
 
+static void fill_rails(const struct ho_rails *r, hipObjInfo_t *o)
+{
+  o->railCount = (uint32_t)r->count;
+  o->railsInUse = 1;
+  o->railNear = r->near;
+  o->railGpus = r->gpus;
+  o->railGpuIndex = r->gpu_index;
+  o->railPathClass = (int32_t)r->near_class;
+  for (size_t i = 0; i < r->count && i < HIPOBJ_INFO_MAX_RAILS; i++) {
+    hipObjRailInfo_t *x = &o->rails[i];
+    copy_str(x->name, sizeof x->name, r->rail[i].name, sizeof r->rail[i].name);
+    copy_str(x->busId, sizeof x->busId, r->rail[i].bus_id,
+             sizeof r->rail[i].bus_id);
+    x->numaNode = r->rail[i].numa_node;
+    x->pathClass = (int32_t)r->rail[i].path;
+    x->why = (int32_t)r->rail[i].why;
+    x->rateMbps = r->rail[i].rate_mbps;
+  }
+}
+
 static void fill(struct ho_instance *inst, hipObjInfo_t *o)
 {
   const struct ho_config *c = &inst->config;
@@ -111,6 +159,7 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
                                       : hipObjTokenScopeBuffer;
   o->waitTimeoutMs = inst->opts.wait_timeout_ms;
   o->windowsBound = p.windows_bound;
+  fill_rails(&c->rails, o);
   o->keptBroken = p.kept_broken;
   o->retries = inst->opts.retries;
   o->stallTimeoutMs = inst->opts.stall_timeout_ms;

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "instance.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
+#include "memlock.h"
 #include "common/thread_safety.h"
 #include "rdma/select.h"
 
@@ -13,13 +15,18 @@ static ho_mutex init_mu = HO_MUTEX_INIT;
 static ho_rwlock cur_lock HO_ACQUIRED_AFTER(init_mu) = HO_RWLOCK_INIT;
 static struct ho_instance *cur HO_GUARDED_GLOBAL(cur_lock);
 
-/* A transfer's connection: 8 send and 8 receive WRs, and the peer may read
- * and write the buffers its token names. */
-static const struct ho_conn_attr client_conn_attr = {
-    .max_send_wr = 8,
-    .max_recv_wr = 8,
-    .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE,
-};
+/* A transfer's connection: 8 send and 8 receive WRs. With windows the peer
+ * may read and write through the QP, and each window limits it to one
+ * transfer's range and direction. Without them the QP grants nothing
+ * until a transfer grants its direction (ho_conn_set_access, hipobj.c). */
+static struct ho_conn_attr client_conn_attr(bool scoped)
+{
+  return (struct ho_conn_attr){
+      .max_send_wr = 8,
+      .max_recv_wr = 8,
+      .qp_access =
+          scoped ? IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE : 0};
+}
 
 /* How long a retired QP is kept before it is destroyed: longer than the
  * peer's retry budget (docs/protocol.md, section 7), so that its late
@@ -72,16 +79,55 @@ static hipObjOpError_t resolve_gpu(const struct ho_platform *p,
   return hipObjSuccess;
 }
 
+/* The rails and the NIC init opens (src/rails.h), from the topology. */
 static hipObjOpError_t choose_nic(const struct ho_platform *p,
+                                  const struct ho_options *o,
                                   const hipObjConfig_t *cfg, struct ho_config *c)
 {
   static _Thread_local struct ho_nic_info nics[HO_MAX_NICS];
-  size_t n = 0;
-  if (p->topo->ops->list_nics(p->topo, nics, HO_MAX_NICS, &n) != hipObjSuccess)
+  static _Thread_local struct ho_pci_info gpus[HO_MAX_GPUS];
+  const struct ho_topology *t = p->topo;
+  size_t n = 0, n_gpus = 0;
+  if (t->ops->list_nics(t, nics, HO_MAX_NICS, &n) != hipObjSuccess)
     n = 0;
-  return ho_choose_nic(nics, n, c->gpu_bus_id, cfg->nicHint,
-                       cfg->flags & HIPOBJ_INIT_FIRST_ACTIVE_NIC, c->nic,
-                       &c->nic_choice);
+  struct ho_pci_info gpu;
+  memset(&gpu, 0, sizeof gpu);
+  gpu.numa_node = -1;
+  if (c->gpu >= 0) {
+    if (t->ops->pci_device(t, c->gpu_bus_id, &gpu) != hipObjSuccess) {
+      memset(&gpu, 0, sizeof gpu); /* its place is unknown */
+      gpu.numa_node = -1;
+    }
+    memcpy(gpu.bus_id, c->gpu_bus_id, sizeof gpu.bus_id);
+    if (t->ops->list_gpus(t, gpus, HO_MAX_GPUS, &n_gpus) != hipObjSuccess)
+      n_gpus = 0;
+  }
+  struct ho_rails_in in = {
+      .nics = nics,
+      .n = n,
+      .gpu = c->gpu >= 0 ? &gpu : NULL,
+      .gpus = gpus,
+      .n_gpus = n_gpus,
+      .cpu_numa_node = c->gpu >= 0 ? -1 : t->ops->cpu_numa_node(t),
+      .hint = cfg->nicHint,
+      .first_active = cfg->flags & HIPOBJ_INIT_FIRST_ACTIVE_NIC,
+      .max_rails = o->max_rails,
+  };
+  hipObjOpError_t e = ho_choose_rails(&in, &c->rails, c->nic, &c->nic_choice);
+  if (e == hipObjSuccess && c->gpu >= 0 && c->rails.near == 0 &&
+      c->rails.rail[0].why != HO_RAIL_HINT)
+    ho_debug("GPU %s: no NIC's place in the PCI tree is known: using %s, "
+             "the closest by bus id", c->gpu_bus_id, c->nic);
+  else if (e == hipObjSuccess && c->gpu >= 0 &&
+           c->rails.near_class == HO_PATH_OTHER)
+    ho_warn("GPU %s has no NIC on its NUMA node: its rails, from %s, cross "
+            "to another node", c->gpu_bus_id, c->nic);
+  else if (e == hipObjSuccess && c->gpu >= 0 &&
+           c->rails.near_class == HO_PATH_NUMA)
+    ho_debug("GPU %s has no NIC below its host bridge: its rails, from %s, "
+             "are on another host bridge of its NUMA node",
+             c->gpu_bus_id, c->nic);
+  return e;
 }
 
 /* Windows where the NIC binds them (and HIPOBJ_SCOPED_TOKENS is on), else
@@ -105,6 +151,18 @@ static hipObjOpError_t choose_token_scope(struct ho_instance *inst)
   return hipObjSuccess;
 }
 
+/* The connections' QPs at their most (every link connected, with its
+ * spare) must fit under RLIMIT_MEMLOCK beside what is pinned already. */
+static hipObjOpError_t check_memlock(const struct ho_platform *plat,
+                                     unsigned links)
+{
+  char what[96];
+  snprintf(what, sizeof what,
+           "hipObjInit (%u connections: %u QPs' message areas)", links,
+           2 * links);
+  return ho_memlock_check(plat->topo, ho_memlock_conns(2 * links), what);
+}
+
 static hipObjOpError_t build(const struct ho_platform *plat,
                              const struct ho_options *opts,
                              const hipObjConfig_t *cfg,
@@ -118,7 +176,7 @@ static hipObjOpError_t build(const struct ho_platform *plat,
   inst->opts = *opts;
   hipObjOpError_t e = resolve_gpu(plat, cfg, &inst->config, native);
   if (e == hipObjSuccess)
-    e = choose_nic(plat, cfg, &inst->config);
+    e = choose_nic(plat, opts, cfg, &inst->config);
   if (e == hipObjSuccess)
     e = ho_device_open(plat->verbs, plat->topo, inst->config.nic, &inst->dev);
   if (e == hipObjSuccess)
@@ -126,12 +184,17 @@ static hipObjOpError_t build(const struct ho_platform *plat,
         plat->topo, inst->dev->name, inst->dev->port, inst->dev->gid_index);
   if (e == hipObjSuccess)
     e = choose_token_scope(inst);
+  unsigned links = opts->max_connections ? opts->max_connections
+                                         : 2 * opts->max_transfers;
+  if (links < opts->max_transfers)
+    links = opts->max_transfers;
   if (e == hipObjSuccess)
-    e = ho_pool_create(inst->dev, &client_conn_attr, &(struct ho_pool_config){
+    e = check_memlock(plat, links);
+  const struct ho_conn_attr attr = client_conn_attr(inst->config.scoped);
+  if (e == hipObjSuccess)
+    e = ho_pool_create(inst->dev, &attr, &(struct ho_pool_config){
                            .max_leases = opts->max_transfers,
-                           .max_connections = opts->max_connections
-                                                  ? opts->max_connections
-                                                  : 2 * opts->max_transfers,
+                           .max_connections = links,
                            .idle_timeout_ms = opts->idle_timeout_ms,
                            .wait_timeout_ms = opts->wait_timeout_ms,
                            .grace_ms = HO_RETIRE_GRACE_MS},

@@ -14,6 +14,7 @@
 #include "nic_choice.h"
 #include "options.h"
 #include "platform/platform.h"
+#include "rails.h"
 #include "rdma/pool.h"
 #include "rdma/transport.h"
 #include "stats.h"
@@ -23,6 +24,7 @@ struct ho_config {
   char gpu_bus_id[HO_BUS_ID_MAX];  /* "" without a GPU */
   char nic[HO_NIC_NAME_MAX];
   struct ho_nic_choice nic_choice; /* why, and where the NIC is */
+  struct ho_rails rails;           /* the rails, rails.rail[0] the NIC */
   enum ho_gid_type gid_type;       /* of the device's GID */
   bool scoped;                     /* tokens name a memory window per
                                       transfer; false: the buffer's MR */

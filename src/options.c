@@ -17,6 +17,7 @@
 #define MAX_TRANSFERS_MIN 1u
 #define MAX_TRANSFERS_MAX 1024u
 #define MAX_CONNECTIONS_MAX 4096u
+#define MAX_RAILS_MAX 16u /* HIPOBJ_INFO_MAX_RAILS */
 #define TIMEOUT_MS_MIN 1u
 #define TIMEOUT_MS_MAX 86400000u /* 24 hours */
 #define RETRIES_MAX 10u
@@ -146,6 +147,8 @@ void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
   if ((v = lookup(get, ctx, "HIPOBJ_MAX_CONNECTIONS")))
     parse_unsigned("HIPOBJ_MAX_CONNECTIONS", v, 1, MAX_CONNECTIONS_MAX,
                    &o->max_connections);
+  if ((v = lookup(get, ctx, "HIPOBJ_MAX_RAILS")))
+    parse_unsigned("HIPOBJ_MAX_RAILS", v, 1, MAX_RAILS_MAX, &o->max_rails);
   if ((v = lookup(get, ctx, "HIPOBJ_IDLE_TIMEOUT_MS")))
     parse_unsigned("HIPOBJ_IDLE_TIMEOUT_MS", v, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX,
                    &o->idle_timeout_ms);

@@ -15,6 +15,8 @@ struct ho_options {
   unsigned max_connections;     /* HIPOBJ_MAX_CONNECTIONS: 0 (twice
                                    max_transfers), 1..4096; at least
                                    max_transfers are kept */
+  unsigned max_rails;           /* HIPOBJ_MAX_RAILS: 0 (the rule's
+                                   ceil(L/G)), 1..16: at most this many */
   unsigned idle_timeout_ms;     /* HIPOBJ_IDLE_TIMEOUT_MS: 30000, 1..86400000 */
   unsigned wait_timeout_ms;     /* HIPOBJ_WAIT_TIMEOUT_MS: 10000, 1..86400000:
                                    how long hipObjGet/Put wait for a free

@@ -105,7 +105,8 @@ static enum hs_err unsigned_headers(struct hs_auth *a,
 }
 
 /* Scope, signed headers and time. */
-static enum hs_err check_request(struct hs_auth *a, const struct hs_config *cfg,
+static enum hs_err check_request(struct hs_auth *a,
+                                 const struct hs_auth_config *cfg,
                                  const struct hs_sigv4_request *r, int64_t now)
 {
   if (cfg->credentials)
@@ -155,7 +156,8 @@ static const char *canonical_payload(const struct hs_auth *a,
   return v;
 }
 
-enum hs_err hs_auth_begin(struct hs_auth *a, const struct hs_config *cfg,
+enum hs_err hs_auth_begin(struct hs_auth *a,
+                          const struct hs_auth_config *cfg,
                           const struct hs_sigv4_request *r, int64_t now)
 {
   memset(a, 0, sizeof *a);
@@ -217,7 +219,8 @@ enum hs_err hs_auth_chunk_end(struct hs_auth *a, const char *sig_hex)
   return HS_OK;
 }
 
-enum hs_err hs_auth_no_body(struct hs_auth *a, const struct hs_config *cfg,
+enum hs_err hs_auth_no_body(struct hs_auth *a,
+                            const struct hs_auth_config *cfg,
                             const struct hs_sigv4_request *r, bool rdma)
 {
   if (rdma && hs_auth_streaming(a))
@@ -231,7 +234,8 @@ enum hs_err hs_auth_no_body(struct hs_auth *a, const struct hs_config *cfg,
                          HS_EMPTY_SHA256);
 }
 
-enum hs_err hs_auth_end(struct hs_auth *a, const struct hs_config *cfg,
+enum hs_err hs_auth_end(struct hs_auth *a,
+                        const struct hs_auth_config *cfg,
                         const struct hs_sigv4_request *r)
 {
   if (!a->sha)

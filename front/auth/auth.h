@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "auth_config.h"
 #include "hash.h"
 #include "sigv4.h"
 
@@ -53,7 +53,8 @@ bool hs_auth_must_sign(const char *name);
  * HS_ERR_TIME_SKEWED, HS_ERR_EXPIRED, HS_ERR_SIGNATURE,
  * HS_ERR_INVALID_ARGUMENT (a bad x-amz-content-sha256),
  * HS_ERR_NOT_IMPLEMENTED (a STREAMING variant not supported), HS_ERR_NOMEM. */
-enum hs_err hs_auth_begin(struct hs_auth *a, const struct hs_config *cfg,
+enum hs_err hs_auth_begin(struct hs_auth *a,
+                          const struct hs_auth_config *cfg,
                           const struct hs_sigv4_request *r, int64_t now);
 bool hs_auth_streaming(const struct hs_auth *a);
 /* Decoded payload bytes, in order. */
@@ -66,10 +67,12 @@ enum hs_err hs_auth_chunk_end(struct hs_auth *a, const char *sig_hex);
  * signature waits for a body that never comes. An RDMA request's payload
  * cannot be aws-chunked: STREAMING-* is HS_ERR_INVALID_ARGUMENT. Errors:
  * HS_ERR_SIGNATURE, HS_ERR_INVALID_ARGUMENT, the canonical request's. */
-enum hs_err hs_auth_no_body(struct hs_auth *a, const struct hs_config *cfg,
+enum hs_err hs_auth_no_body(struct hs_auth *a,
+                            const struct hs_auth_config *cfg,
                             const struct hs_sigv4_request *r, bool rdma);
 /* The whole body was received. HS_ERR_SHA256_MISMATCH, HS_ERR_SIGNATURE. */
-enum hs_err hs_auth_end(struct hs_auth *a, const struct hs_config *cfg,
+enum hs_err hs_auth_end(struct hs_auth *a,
+                        const struct hs_auth_config *cfg,
                         const struct hs_sigv4_request *r);
 /* Accepts a zeroed struct. */
 void hs_auth_free(struct hs_auth *a);

@@ -17,6 +17,8 @@
 struct user {
   char *key;
   char *secret;
+  char *store_key;    /* the store identity it acts as (gateway); NULL: */
+  char *store_secret; /* the gateway's --backend keys */
 };
 
 struct hs_credentials {
@@ -43,6 +45,20 @@ static char *field(char **p, char *end)
   return f;
 }
 
+/* An access key an Authorization header can carry: "Credential=KEY/date/
+ * region/s3/aws4_request" splits at '/', the header at ',' and ';'. AWS's
+ * keys are letters and digits; a few more are allowed, nothing else. */
+static bool key_ok(const char *k)
+{
+  for (const char *p = k; *p; p++) {
+    char c = *p;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || strchr("-_.~+=", c)))
+      return false;
+  }
+  return true;
+}
+
 static enum hs_err parse_line(struct hs_credentials *c, char *s, char *end,
                               unsigned line, struct hs_buf *why)
 {
@@ -50,20 +66,28 @@ static enum hs_err parse_line(struct hs_credentials *c, char *s, char *end,
   if (!key || key[0] == '#')
     return HS_OK;
   char *secret = field(&s, end);
+  char *store_key = secret ? field(&s, end) : NULL;
+  char *store_secret = store_key ? field(&s, end) : NULL;
   const char *bad = NULL;
   if (!secret)
     bad = "a user needs an access key and a secret key";
+  else if (store_key && !store_secret)
+    bad = "a store identity needs an access key and a secret key";
   else if (field(&s, end))
-    bad = "more than two fields (a key cannot contain a blank)";
-  else if (strlen(key) > KEY_MAX)
-    bad = "the access key is longer than 128 characters";
+    bad = "more than four fields (a key cannot contain a blank)";
+  else if (strlen(key) > KEY_MAX ||
+           (store_key && strlen(store_key) > KEY_MAX))
+    bad = "an access key is longer than 128 characters";
+  else if (!key_ok(key) || (store_key && !key_ok(store_key)))
+    bad = "an access key has a character no signature can carry (letters, "
+          "digits and -_.~+= are allowed)";
   else if (hs_credentials_secret(c, key))
     bad = "this access key appears twice";
   if (bad) {
     hs_buf_printf(why, "line %u: %s", line, bad);
     return HS_ERR_INVALID_ARGUMENT;
   }
-  c->v[c->n++] = (struct user){key, secret};
+  c->v[c->n++] = (struct user){key, secret, store_key, store_secret};
   return HS_OK;
 }
 
@@ -134,7 +158,9 @@ static enum hs_err read_all(int fd, struct hs_buf *b, struct hs_buf *why)
 enum hs_err hs_credentials_load(const char *path, struct hs_credentials **out,
                                 struct hs_buf *why)
 {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO opens at once (and is refused below) instead of
+   * waiting for a writer; a regular file ignores it. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
     hs_buf_printf(why, "cannot open it: %s", strerror(errno));
     return HS_ERR_IO;
@@ -142,6 +168,13 @@ enum hs_err hs_credentials_load(const char *path, struct hs_credentials **out,
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     hs_buf_puts(why, "it is not a regular file");
+    close(fd);
+    return HS_ERR_IO;
+  }
+  if (st.st_uid != geteuid() && st.st_uid != 0) {
+    hs_buf_printf(why, "it holds secrets but is owned by user %u, neither "
+                       "this one (%u) nor root: chown it",
+                  (unsigned)st.st_uid, (unsigned)geteuid());
     close(fd);
     return HS_ERR_IO;
   }
@@ -171,6 +204,51 @@ const char *hs_credentials_secret(const struct hs_credentials *c,
     if (strcmp(c->v[i].key, access_key) == 0)
       return c->v[i].secret;
   return NULL;
+}
+
+bool hs_credentials_store(const struct hs_credentials *c,
+                          const char *access_key, const char **store_key,
+                          const char **store_secret)
+{
+  for (size_t i = 0; c && i < c->n; i++)
+    if (strcmp(c->v[i].key, access_key) == 0 && c->v[i].store_key) {
+      *store_key = c->v[i].store_key;
+      *store_secret = c->v[i].store_secret;
+      return true;
+    }
+  return false;
+}
+
+bool hs_credentials_has_store(const struct hs_credentials *c)
+{
+  for (size_t i = 0; c && i < c->n; i++)
+    if (c->v[i].store_key)
+      return true;
+  return false;
+}
+
+/* Users i and j act as the same store identity. */
+static bool same_identity(const struct user *a, const struct user *b,
+                          const char *fallback)
+{
+  const char *x = a->store_key ? a->store_key : fallback;
+  const char *y = b->store_key ? b->store_key : fallback;
+  if (!x || !y)
+    return !x && !y; /* both anonymous */
+  return strcmp(x, y) == 0;
+}
+
+bool hs_credentials_shared(const struct hs_credentials *c,
+                           const char *fallback, struct hs_buf *why)
+{
+  for (size_t i = 0; c && i < c->n; i++)
+    for (size_t j = i + 1; j < c->n; j++)
+      if (same_identity(&c->v[i], &c->v[j], fallback)) {
+        hs_buf_printf(why, "users %s and %s would act as one store identity",
+                      c->v[i].key, c->v[j].key);
+        return true;
+      }
+  return false;
 }
 
 size_t hs_credentials_count(const struct hs_credentials *c)

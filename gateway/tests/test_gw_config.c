@@ -104,7 +104,7 @@ static void credentials(void **state)
                          "--credentials", "/etc/users", NULL),
                    HS_CONFIG_OK);
   assert_string_equal(c.front.credentials_file, "/etc/users");
-  assert_null(c.front.access_key);
+  assert_null(c.front.auth.access_key);
   assert_int_equal(parse(&c, err, sizeof err, BASE, "--credentials", "/x",
                          NULL),
                    HS_CONFIG_ERROR);
@@ -122,7 +122,7 @@ static void environment(void **state)
   assert_int_equal(parse(&c, err, sizeof err, "--backend", "http://h:1",
                          NULL),
                    HS_CONFIG_OK);
-  assert_string_equal(c.front.access_key, "EK");
+  assert_string_equal(c.front.auth.access_key, "EK");
   assert_string_equal(c.backend.secret_key, "EBS");
   unsetenv("HIPOBJ_GATEWAY_ACCESS_KEY");
   unsetenv("HIPOBJ_GATEWAY_SECRET_KEY");

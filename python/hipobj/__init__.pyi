@@ -75,9 +75,13 @@ class Client:
 def get_array(self: Client, url: str, dtype: Any = "uint8",
               shape: Union[None, int, tuple] = None,
               device: Any = "cpu") -> Any: ...
+# progress: None (HIPOBJ_PROGRESS=1 asks), a bool, or tqdm options
+Progress = Union[None, bool, Mapping[str, Any]]
+
 def load_safetensors(url: str, device: Any = "cpu",
                      client: Optional[Client] = None,
-                     framework: Optional[str] = None) -> dict: ...
+                     framework: Optional[str] = None,
+                     progress: Progress = None) -> dict: ...
 def read_safetensors_metadata(url: str, client: Optional[Client] = None
                               ) -> Optional[dict]: ...
 def save_safetensors(tensors: Mapping[str, Any], url: str,

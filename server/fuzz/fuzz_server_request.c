@@ -26,7 +26,7 @@ static void init(void)
   cfg.max_xml_size = 1u << 14;
   cfg.max_header_size = 4096;
   cfg.min_part_size = 0;
-  cfg.max_clock_skew_s = 0;
+  cfg.auth.max_clock_skew_s = 0;
   hs_stats_init(&stats);
   struct hs_store_config sc = {.max_object_size = cfg.max_object_size,
                                .max_buckets = 16, .max_uploads = 16};
@@ -49,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     init();
   if (size == 0)
     return 0;
-  cfg.access_key = (data[0] & 1) ? "AK" : NULL;
-  cfg.secret_key = (data[0] & 1) ? "SK" : NULL;
+  cfg.auth.access_key = (data[0] & 1) ? "AK" : NULL;
+  cfg.auth.secret_key = (data[0] & 1) ? "SK" : NULL;
   cfg.decline_rdma = data[0] & 2;
   char *in = malloc(size);
   memcpy(in, data + 1, size - 1);
@@ -103,10 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct hs_response *r = hs_op_response(op);
     if (r->status < 100 || r->status > 599)
       abort();
-    if (r->reader) {
+    if (r->source.read && r->length) {
       char buf[64];
       size_t k = r->length < sizeof buf ? (size_t)r->length : sizeof buf;
-      if (hs_reader_read(r->reader, r->offset, buf, k))
+      if (r->source.read(r->source.ctx, buf, k) != (long)k)
         abort();
     }
   }

@@ -22,6 +22,10 @@ struct entry {
   char *key; /* objects; NULL for parts */
   struct hs_blob *blob;
   struct hs_obj_info info;
+  char *tags; /* NULL: none (hs_store_tags_get) */
+  /* a multipart object's parts, as completed (hs_store_object_parts);
+   * NULL when not known (loaded from a directory) */
+  struct hs_part_entry *parts;
 };
 
 struct bucket {
@@ -45,6 +49,7 @@ struct upload {
   int64_t touched; /* creation or the last part: for expiry */
   struct part *parts; /* sorted by number */
   size_t n, cap;
+  char *tags; /* the object's, from CreateMultipartUpload; NULL: none */
   bool completing; /* invisible to part uploads and aborts meanwhile */
 };
 
@@ -81,6 +86,9 @@ struct hs_writer {
   char id[HS_UPLOAD_ID_LEN + 1];
   unsigned part;
   struct hs_obj_attrs attrs;
+  char *tags; /* the object's: given to its entry at the commit */
+  bool has_cond;
+  struct hs_cond cond; /* its strings are the writer's copies */
 };
 
 struct hs_reader {
@@ -171,8 +179,43 @@ static void entry_free(struct hs_store *st, struct entry *e, bool unlink)
   if (unlink)
     st->ops->blob_unlink(e->blob);
   st->ops->blob_free(e->blob);
+  free(e->tags);
+  free(e->parts);
   free(e->key);
   free(e);
+}
+
+/* The listing entry of part e, number n. */
+static void part_entry_of(const struct entry *e, unsigned n,
+                          struct hs_part_entry *out)
+{
+  out->number = n;
+  out->size = e->info.size;
+  out->mtime = e->info.mtime;
+  memcpy(out->etag, e->info.etag, sizeof out->etag);
+  const char *h = e->info.attrs.headers;
+  size_t hl = strnlen(h, sizeof out->checksum - 1);
+  memcpy(out->checksum, h, hl);
+  out->checksum[hl] = '\0';
+}
+
+/* The number of tags in "key\tvalue\n" lines. */
+static unsigned tag_count(const char *tags)
+{
+  unsigned n = 0;
+  for (const char *p = tags; p && *p; p++)
+    n += *p == '\n';
+  return n;
+}
+
+/* e's tags become t (owned; NULL: none). */
+static void entry_set_tags(struct entry *e, char *t)
+{
+  free(e->tags);
+  e->tags = t && *t ? t : NULL;
+  if (t && !*t)
+    free(t);
+  e->info.tag_count = tag_count(e->tags);
 }
 
 static struct entry *entry_new(const char *key, struct hs_blob *blob,
@@ -217,6 +260,7 @@ static void upload_free(struct hs_store *st, struct upload *u, bool unlink)
   if (unlink)
     st->ops->upload_remove(st->impl, u->id);
   free(u->parts);
+  free(u->tags);
   free(u->key);
   free(u);
 }
@@ -490,8 +534,144 @@ fail:
 static void writer_free(struct hs_writer *w)
 {
   hs_digest_free(w->md5);
+  free(w->tags);
+  free((char *)w->cond.if_match);
+  free((char *)w->cond.if_none_match);
   free(w->key);
   free(w);
+}
+
+/* Whether the object e (NULL: there is none) meets c, for a write or a
+ * delete (hs_cond). */
+static enum hs_err cond_check(const struct hs_cond *c, const struct entry *e,
+                              bool del)
+{
+  if (!c)
+    return HS_OK;
+  if (!e)
+    return c->if_match && !del ? HS_ERR_NO_KEY : HS_OK;
+  if (c->if_match && !hs_etag_listed(c->if_match, e->info.etag))
+    return HS_ERR_PRECONDITION;
+  if (c->if_none_match && hs_etag_listed(c->if_none_match, e->info.etag))
+    return HS_ERR_PRECONDITION;
+  if ((c->has_size && e->info.size != c->size) ||
+      (c->has_mtime && e->info.mtime != c->mtime))
+    return HS_ERR_PRECONDITION;
+  return HS_OK;
+}
+
+enum hs_err hs_writer_set_cond(struct hs_writer *w, const struct hs_cond *c)
+{
+  w->cond = *c;
+  w->cond.if_match = c->if_match ? strdup(c->if_match) : NULL;
+  w->cond.if_none_match = c->if_none_match ? strdup(c->if_none_match) : NULL;
+  w->has_cond = true;
+  if ((c->if_match && !w->cond.if_match) ||
+      (c->if_none_match && !w->cond.if_none_match))
+    return HS_ERR_NOMEM;
+  return HS_OK;
+}
+
+enum hs_err hs_writer_set_tags(struct hs_writer *w, const char *tags)
+{
+  free(w->tags);
+  w->tags = NULL;
+  if (tags && !(w->tags = strdup(tags)))
+    return HS_ERR_NOMEM;
+  return HS_OK;
+}
+
+enum hs_err hs_store_tags_get(struct hs_store *st, const char *bucket,
+                              const char *key, char **out)
+{
+  enum hs_err err = HS_OK;
+  char *t = NULL;
+  ho_mutex_lock(&st->lock);
+  struct bucket *b = bucket_find(st, bucket, NULL);
+  struct entry *e = b ? obj_find(b, key, NULL) : NULL;
+  if (!e)
+    err = b ? HS_ERR_NO_KEY : HS_ERR_NO_BUCKET;
+  else if (!(t = strdup(e->tags ? e->tags : "")))
+    err = HS_ERR_NOMEM;
+  ho_mutex_unlock(&st->lock);
+  *out = t;
+  return err;
+}
+
+enum hs_err hs_store_tags_set(struct hs_store *st, const char *bucket,
+                              const char *key, const char *tags)
+{
+  char *t = tags ? strdup(tags) : NULL;
+  if (tags && !t)
+    return HS_ERR_NOMEM;
+  enum hs_err err = HS_OK;
+  ho_mutex_lock(&st->lock);
+  struct bucket *b = bucket_find(st, bucket, NULL);
+  struct entry *e = b ? obj_find(b, key, NULL) : NULL;
+  if (!e) {
+    err = b ? HS_ERR_NO_KEY : HS_ERR_NO_BUCKET;
+    free(t);
+  } else {
+    entry_set_tags(e, t);
+  }
+  ho_mutex_unlock(&st->lock);
+  return err;
+}
+
+enum hs_err hs_store_object_parts(struct hs_store *st, const char *bucket,
+                                  const char *key,
+                                  struct hs_part_entry **out, size_t *n)
+{
+  enum hs_err err = HS_OK;
+  struct hs_part_entry *l = NULL;
+  size_t k = 0;
+  ho_mutex_lock(&st->lock);
+  struct bucket *b = bucket_find(st, bucket, NULL);
+  struct entry *e = b ? obj_find(b, key, NULL) : NULL;
+  if (!e) {
+    err = b ? HS_ERR_NO_KEY : HS_ERR_NO_BUCKET;
+  } else if (e->parts && e->info.parts) {
+    if ((l = malloc(e->info.parts * sizeof *l))) {
+      k = e->info.parts;
+      memcpy(l, e->parts, k * sizeof *l);
+    } else {
+      err = HS_ERR_NOMEM;
+    }
+  }
+  ho_mutex_unlock(&st->lock);
+  *out = l;
+  *n = k;
+  return err;
+}
+
+enum hs_err hs_store_upload_tags(struct hs_store *st, const char *bucket,
+                                 const char *key, const char *id,
+                                 const char *tags)
+{
+  char *t = tags ? strdup(tags) : NULL;
+  if (tags && !t)
+    return HS_ERR_NOMEM;
+  ho_mutex_lock(&st->lock);
+  struct upload *u = upload_find(st, bucket, key, id, NULL);
+  if (u) {
+    free(u->tags);
+    u->tags = t;
+  } else {
+    free(t);
+  }
+  ho_mutex_unlock(&st->lock);
+  return u ? HS_OK : HS_ERR_NO_UPLOAD;
+}
+
+enum hs_err hs_store_check_cond(struct hs_store *st, const char *bucket,
+                                const char *key, const struct hs_cond *c)
+{
+  ho_mutex_lock(&st->lock);
+  struct bucket *b = bucket_find(st, bucket, NULL);
+  enum hs_err err = b ? cond_check(c, obj_find(b, key, NULL), false)
+                      : HS_ERR_NO_BUCKET;
+  ho_mutex_unlock(&st->lock);
+  return err;
 }
 
 enum hs_err hs_store_put(struct hs_store *st, const char *bucket,
@@ -550,11 +730,21 @@ static enum hs_err publish_object(struct hs_store *st, struct hs_writer *w,
     st->ops->writer_abort(w->bw);
     return HS_ERR_NO_BUCKET;
   }
+  enum hs_err err = cond_check(w->has_cond ? &w->cond : NULL,
+                               obj_find(b, w->key, NULL), false);
+  if (err) {
+    st->ops->writer_abort(w->bw);
+    return err;
+  }
   struct hs_blob *blob;
-  enum hs_err err = st->ops->writer_publish(w->bw, &blob);
+  err = st->ops->writer_publish(w->bw, &blob);
   if (err)
     return err;
   struct entry *e = entry_new(w->key, blob, info);
+  if (e) {
+    entry_set_tags(e, w->tags);
+    w->tags = NULL;
+  }
   if (!e || (err = obj_insert(st, b, e))) {
     /* The bytes are in place but unindexed: remove them. */
     st->ops->blob_unlink(blob);
@@ -716,6 +906,12 @@ void hs_reader_close(struct hs_reader *r)
 enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
                             const char *key)
 {
+  return hs_store_delete_if(st, bucket, key, NULL);
+}
+
+enum hs_err hs_store_delete_if(struct hs_store *st, const char *bucket,
+                               const char *key, const struct hs_cond *c)
+{
   enum hs_err err = HS_OK;
   bool removed = false;
   ho_mutex_lock(&st->lock);
@@ -724,6 +920,8 @@ enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
   struct entry *e = b ? obj_find(b, key, &pos) : NULL;
   if (!b) {
     err = HS_ERR_NO_BUCKET;
+  } else if ((err = cond_check(c, e, true))) {
+    /* the object stays */
   } else if (e) {
     memmove(b->objs + pos, b->objs + pos + 1,
             (b->n - pos - 1) * sizeof *b->objs);
@@ -1022,6 +1220,7 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
                                      const char *key, const char *id,
                                      const struct hs_part_ref *parts,
                                      size_t n, const char *add_headers,
+                                     const struct hs_cond *cond,
                                      struct hs_obj_info *info)
 {
   struct entry **es = calloc(n ? n : 1, sizeof *es);
@@ -1033,7 +1232,8 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
   ho_mutex_lock(&st->lock);
   struct upload *u = upload_find(st, bucket, key, id, NULL);
   const struct done_upload *done = u ? NULL : done_find(st, bucket, key, id);
-  if (!bucket_find(st, bucket, NULL)) {
+  struct bucket *b = bucket_find(st, bucket, NULL);
+  if (!b) {
     err = HS_ERR_NO_BUCKET;
   } else if (done) { /* a retry: the same result */
     if (info)
@@ -1045,7 +1245,7 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
     err = HS_ERR_NO_UPLOAD;
   } else if (n == 0) {
     err = HS_ERR_MALFORMED_XML;
-  } else {
+  } else if (!(err = cond_check(cond, obj_find(b, key, NULL), false))) {
     err = check_parts(st, u, parts, n, es, &total);
   }
   if (!err)
@@ -1069,6 +1269,12 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
       err = HS_ERR_INTERNAL;
   hs_etag_multipart(md5s, n, in.etag);
   in.parts = (unsigned)n;
+  /* the parts as the object keeps them (GetObject ?partNumber=) */
+  struct hs_part_entry *pl = calloc(n, sizeof *pl);
+  if (!pl)
+    err = HS_ERR_NOMEM;
+  for (size_t i = 0; pl && i < n; i++)
+    part_entry_of(es[i], parts[i].number, &pl[i]);
   struct hs_blob_writer *bw = NULL;
   if (!err)
     err = assemble(st, u, es, n, total, &bw);
@@ -1082,15 +1288,25 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
     st->ops->writer_abort(bw);
     err = HS_ERR_INTERNAL;
   }
-  struct bucket *b = bucket_find(st, bucket, NULL);
+  b = bucket_find(st, bucket, NULL);
   if (!err && !b) {
     st->ops->writer_abort(bw);
     err = HS_ERR_NO_BUCKET;
   }
+  /* the object may have changed while the parts were assembled */
+  if (!err && (err = cond_check(cond, obj_find(b, key, NULL), false)))
+    st->ops->writer_abort(bw);
   if (!err) {
     struct hs_blob *blob;
     err = st->ops->writer_publish(bw, &blob);
     struct entry *e = err ? NULL : entry_new(key, blob, &in);
+    if (e) {
+      entry_set_tags(e, u->tags);
+      u->tags = NULL;
+      in.tag_count = e->info.tag_count;
+      e->parts = pl;
+      pl = NULL;
+    }
     if (!err && (!e || obj_insert(st, b, e))) {
       st->ops->blob_unlink(blob);
       if (e)
@@ -1114,6 +1330,7 @@ enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
   }
   if (!err && info)
     *info = in;
+  free(pl);
 out_free:
   free(es);
   free(md5s);
@@ -1225,16 +1442,8 @@ enum hs_err hs_store_part_list(struct hs_store *st, const char *bucket,
   } else if (u->n && !(l = calloc(u->n, sizeof *l))) {
     err = HS_ERR_NOMEM;
   } else {
-    for (; k < u->n; k++) {
-      l[k].number = u->parts[k].number;
-      l[k].size = u->parts[k].e->info.size;
-      l[k].mtime = u->parts[k].e->info.mtime;
-      memcpy(l[k].etag, u->parts[k].e->info.etag, sizeof l[k].etag);
-      const char *h = u->parts[k].e->info.attrs.headers;
-      size_t hl = strnlen(h, sizeof l[k].checksum - 1);
-      memcpy(l[k].checksum, h, hl);
-      l[k].checksum[hl] = '\0';
-    }
+    for (; k < u->n; k++)
+      part_entry_of(u->parts[k].e, u->parts[k].number, &l[k]);
   }
   ho_mutex_unlock(&st->lock);
   if (err)

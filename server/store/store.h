@@ -46,6 +46,23 @@ struct hs_obj_info {
   int64_t mtime;           /* seconds since the epoch */
   unsigned parts;          /* 0, or the part count of a multipart object */
   struct hs_obj_attrs attrs;
+  unsigned tag_count;      /* the object's tags (hs_store_tags_get) */
+};
+
+/* What a conditional write or delete requires of the object it replaces
+ * or removes: S3's If-Match and If-None-Match on PutObject, CopyObject,
+ * CompleteMultipartUpload and DeleteObject, and DeleteObject's
+ * x-amz-if-match-size and x-amz-if-match-last-modified-time. Checked under
+ * the store's lock at the moment the change takes effect, so that of two
+ * writers with If-None-Match: * one only succeeds. A write whose If-Match
+ * finds no object gets HS_ERR_NO_KEY, a condition not met
+ * HS_ERR_PRECONDITION; a delete that finds no object does nothing. */
+struct hs_cond {
+  const char *if_match;      /* an ETag list or "*"; NULL: none */
+  const char *if_none_match; /* the same */
+  bool has_size, has_mtime;  /* delete only */
+  uint64_t size;
+  int64_t mtime;
 };
 
 struct hs_store;
@@ -131,6 +148,16 @@ enum hs_err hs_writer_commit(struct hs_writer *w, const uint8_t *content_md5,
                              struct hs_obj_info *info);
 /* Accepts NULL. */
 void hs_writer_abort(struct hs_writer *w);
+/* The tags the object is committed with ("key\tvalue\n" lines; NULL:
+ * none). HS_ERR_NOMEM. */
+enum hs_err hs_writer_set_tags(struct hs_writer *w, const char *tags);
+/* Makes an object's commit conditional (a copy of c is kept): the commit
+ * fails with c's error and publishes nothing. HS_ERR_NOMEM. */
+enum hs_err hs_writer_set_cond(struct hs_writer *w, const struct hs_cond *c);
+/* The condition checked now, against the object as it is (a quick answer
+ * before a body is received; the commit checks again). */
+enum hs_err hs_store_check_cond(struct hs_store *st, const char *bucket,
+                                const char *key, const struct hs_cond *c);
 
 /* An object's info and, unless out is NULL (HEAD), a reader of it.
  * Errors: HS_ERR_NO_BUCKET, HS_ERR_NO_KEY, HS_ERR_IO. */
@@ -144,11 +171,24 @@ uint64_t hs_reader_size(const struct hs_reader *r);
 /* Accepts NULL. */
 void hs_reader_close(struct hs_reader *r);
 
+/* Object tags: "key\tvalue\n" lines, in the order given ("" for none),
+ * kept in the index with the object, replaced with it, and not in the
+ * directory backend's files (they do not survive a restart). get: *out
+ * malloc()ed; set: NULL or "" removes them. Errors: HS_ERR_NO_BUCKET,
+ * HS_ERR_NO_KEY, HS_ERR_NOMEM. */
+enum hs_err hs_store_tags_get(struct hs_store *st, const char *bucket,
+                              const char *key, char **out);
+enum hs_err hs_store_tags_set(struct hs_store *st, const char *bucket,
+                              const char *key, const char *tags);
+
 /* Removes the object, durably (the directory backend fsyncs the bucket's
  * directory); a missing key is not an error (S3 semantics).
  * Errors: HS_ERR_NO_BUCKET, HS_ERR_IO (removed, but not known durable). */
 enum hs_err hs_store_delete(struct hs_store *st, const char *bucket,
                             const char *key);
+/* The same, if the object meets c (NULL: always). */
+enum hs_err hs_store_delete_if(struct hs_store *st, const char *bucket,
+                               const char *key, const struct hs_cond *c);
 
 /* Calls fn for each object whose key sorts after `from` (or equal to it, if
  * inclusive), in key order (bytes, unsigned), until fn returns false. The
@@ -180,12 +220,19 @@ enum hs_err hs_store_upload_part(struct hs_store *st, const char *bucket,
  * object from the parts in that order, with the multipart ETag and the
  * upload's attributes (plus add_headers, lines for attrs.headers, if not
  * NULL: its checksum), and ends the upload. A retry of a Complete that
- * succeeded gets its result again. */
+ * succeeded gets its result again. With cond, the object it replaces must
+ * meet it (checked first and again when the object is published; a
+ * failed condition leaves the upload as it was). */
 enum hs_err hs_store_upload_complete(struct hs_store *st, const char *bucket,
                                      const char *key, const char *id,
                                      const struct hs_part_ref *parts,
                                      size_t n, const char *add_headers,
+                                     const struct hs_cond *cond,
                                      struct hs_obj_info *info);
+/* The tags the completed object gets (as hs_store_tags_set's). */
+enum hs_err hs_store_upload_tags(struct hs_store *st, const char *bucket,
+                                 const char *key, const char *id,
+                                 const char *tags);
 /* The attributes an upload was created with. */
 enum hs_err hs_store_upload_attrs(struct hs_store *st, const char *bucket,
                                   const char *key, const char *id,
@@ -217,6 +264,14 @@ struct hs_part_entry {
 enum hs_err hs_store_part_list(struct hs_store *st, const char *bucket,
                                const char *key, const char *id,
                                struct hs_part_entry **out, size_t *n);
+
+/* A multipart object's parts as it was completed (number, size, ETag,
+ * checksum; *out malloc()ed, n 0 for an object of one piece or one whose
+ * parts are not known: the index keeps them, the directory backend's files
+ * do not). Errors: HS_ERR_NO_BUCKET, HS_ERR_NO_KEY, HS_ERR_NOMEM. */
+enum hs_err hs_store_object_parts(struct hs_store *st, const char *bucket,
+                                  const char *key,
+                                  struct hs_part_entry **out, size_t *n);
 
 struct hs_store_usage {
   uint64_t buckets, objects, bytes, uploads;

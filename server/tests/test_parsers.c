@@ -500,11 +500,11 @@ static void config_parse(void **state)
   assert_int_equal(hs_config_parse(17, a1, &c, &err), HS_CONFIG_OK);
   assert_string_equal(c.listen_host, "::1");
   assert_string_equal(c.data_dir, "/tmp/d");
-  assert_string_equal(c.access_key, "K");
+  assert_string_equal(c.auth.access_key, "K");
   assert_true(c.decline_rdma && c.log_requests);
   assert_int_equal(c.max_object_size, 1ull << 30);
   assert_int_equal(c.min_part_size, 0);
-  assert_int_equal(c.max_clock_skew_s, 0);
+  assert_int_equal(c.auth.max_clock_skew_s, 0);
   char *a2[] = {"x", NULL};
   assert_int_equal(hs_config_parse(1, a2, &c, &err), HS_CONFIG_OK);
   assert_string_equal(c.listen_host, "127.0.0.1");
@@ -535,8 +535,8 @@ static void config_parse(void **state)
   setenv("HIPOBJ_TEST_SERVER_ACCESS_KEY", "EK", 1);
   setenv("HIPOBJ_TEST_SERVER_SECRET_KEY", "ES", 1);
   assert_int_equal(hs_config_parse(1, a2, &c, &err), HS_CONFIG_OK);
-  assert_string_equal(c.access_key, "EK");
-  assert_string_equal(c.secret_key, "ES");
+  assert_string_equal(c.auth.access_key, "EK");
+  assert_string_equal(c.auth.secret_key, "ES");
   unsetenv("HIPOBJ_TEST_SERVER_ACCESS_KEY");
   unsetenv("HIPOBJ_TEST_SERVER_SECRET_KEY");
 }

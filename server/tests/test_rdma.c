@@ -593,9 +593,9 @@ static void forged_signature(void **state)
 {
   struct fixture *f = *state;
   http_put(f, "obj", "abcdefgh", 8);
-  f->cfg.access_key = "AKIDEXAMPLE";
-  f->cfg.secret_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
-  f->cfg.max_clock_skew_s = 0;
+  f->cfg.auth.access_key = "AKIDEXAMPLE";
+  f->cfg.auth.secret_key = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+  f->cfg.auth.max_clock_skew_s = 0;
   struct fake_dev_stats before, after;
   fake_device_stats(WORLD_SERVER_NIC, &before);
   for (int put = 0; put < 2; put++) {
@@ -622,7 +622,7 @@ static void forged_signature(void **state)
   assert_int_equal(after.bytes_read, before.bytes_read);
   assert_int_equal(after.bytes_written, before.bytes_written);
   assert_int_equal(f->stats.auth_failures, 2);
-  f->cfg.access_key = NULL;
+  f->cfg.auth.access_key = NULL;
   size_t n;
   uint8_t *b = stored(f, "obj", &n);
   assert_int_equal(n, 8);

@@ -360,29 +360,29 @@ static void multipart(void **state)
   memcpy(order[0].etag, e2, HS_ETAG_MAX);
   memcpy(order[1].etag, e1, HS_ETAG_MAX);
   assert_int_equal(
-      hs_store_upload_complete(st, "b", "mp", id, order, 2, NULL, &info),
+      hs_store_upload_complete(st, "b", "mp", id, order, 2, NULL, NULL, &info),
       HS_ERR_INVALID_PART_ORDER);
   struct hs_part_ref wrong[2] = {{1, ""}, {2, ""}};
   memcpy(wrong[0].etag, e2, HS_ETAG_MAX);
   memcpy(wrong[1].etag, e2, HS_ETAG_MAX);
   assert_int_equal(
-      hs_store_upload_complete(st, "b", "mp", id, wrong, 2, NULL, &info),
+      hs_store_upload_complete(st, "b", "mp", id, wrong, 2, NULL, NULL, &info),
       HS_ERR_INVALID_PART);
   struct hs_part_ref small[2] = {{2, ""}, {3, ""}}; /* part 2: 50 < 100 */
   memcpy(small[0].etag, e2, HS_ETAG_MAX);
   memcpy(small[1].etag, e3, HS_ETAG_MAX);
   assert_int_equal(
-      hs_store_upload_complete(st, "b", "mp", id, small, 2, NULL, &info),
+      hs_store_upload_complete(st, "b", "mp", id, small, 2, NULL, NULL, &info),
       HS_ERR_ENTITY_TOO_SMALL);
   assert_int_equal(hs_store_upload_complete(st, "b", "other", id, small, 2,
-                                            NULL, &info),
+                                            NULL, NULL, &info),
                    HS_ERR_NO_UPLOAD);
   /* parts 1 and 3 (skipping 2 is allowed) */
   struct hs_part_ref good[2] = {{1, ""}, {3, ""}};
   memcpy(good[0].etag, e1, HS_ETAG_MAX);
   memcpy(good[1].etag, e3, HS_ETAG_MAX);
   assert_int_equal(
-      hs_store_upload_complete(st, "b", "mp", id, good, 2, NULL, &info),
+      hs_store_upload_complete(st, "b", "mp", id, good, 2, NULL, NULL, &info),
       HS_OK);
   uint8_t md5s[32];
   hs_md5(p1, sizeof p1, md5s);
@@ -402,12 +402,12 @@ static void multipart(void **state)
    * itself is gone: no parts, no other key */
   struct hs_obj_info again;
   assert_int_equal(
-      hs_store_upload_complete(st, "b", "mp", id, good, 2, NULL, &again),
+      hs_store_upload_complete(st, "b", "mp", id, good, 2, NULL, NULL, &again),
       HS_OK);
   assert_string_equal(again.etag, want);
   assert_int_equal(again.size, 210);
   assert_int_equal(hs_store_upload_complete(st, "b", "mp2", id, good, 2,
-                                            NULL, &again),
+                                            NULL, NULL, &again),
                    HS_ERR_NO_UPLOAD);
   struct hs_writer *late;
   assert_int_equal(hs_store_upload_part(st, "b", "mp", id, 1, 0, &late),
@@ -725,6 +725,57 @@ static void durability(void **state)
   assert_int_equal(count_tmp(f->dir), 0);
 }
 
+/* Conditional writes and deletes: checked when the change takes effect, so
+ * of two writers opened with If-None-Match: * only the first to commit
+ * wins, and a failed condition publishes nothing. */
+static void conditions(void **state)
+{
+  struct fixture *f = *state;
+  struct hs_store *st = f->st;
+  hs_store_bucket_create(st, "b");
+  struct hs_cond create = {.if_none_match = "*"};
+  struct hs_writer *w1, *w2;
+  assert_int_equal(hs_store_check_cond(st, "b", "k", &create), HS_OK);
+  assert_int_equal(hs_store_put(st, "b", "k", NULL, 0, &w1), HS_OK);
+  assert_int_equal(hs_store_put(st, "b", "k", NULL, 0, &w2), HS_OK);
+  assert_int_equal(hs_writer_set_cond(w1, &create), HS_OK);
+  assert_int_equal(hs_writer_set_cond(w2, &create), HS_OK);
+  assert_int_equal(hs_writer_write(w1, "one", 3), HS_OK);
+  assert_int_equal(hs_writer_write(w2, "two", 3), HS_OK);
+  struct hs_obj_info info;
+  assert_int_equal(hs_writer_commit(w1, NULL, &info), HS_OK);
+  assert_int_equal(hs_writer_commit(w2, NULL, NULL), HS_ERR_PRECONDITION);
+  expect_bytes(st, "b", "k", "one", 3);
+  assert_int_equal(count_tmp(f->dir), 0);
+  assert_int_equal(hs_store_check_cond(st, "b", "k", &create),
+                   HS_ERR_PRECONDITION);
+  /* If-Match: the ETag, any ("*"), another, or no object at all */
+  struct hs_cond match = {.if_match = info.etag};
+  struct hs_cond other = {.if_match = "\"0123456789abcdef0123456789abcdef\""};
+  struct hs_cond any = {.if_match = "*"};
+  assert_int_equal(hs_store_check_cond(st, "b", "k", &match), HS_OK);
+  assert_int_equal(hs_store_check_cond(st, "b", "k", &any), HS_OK);
+  assert_int_equal(hs_store_check_cond(st, "b", "k", &other),
+                   HS_ERR_PRECONDITION);
+  assert_int_equal(hs_store_check_cond(st, "b", "none", &any), HS_ERR_NO_KEY);
+  assert_int_equal(hs_store_check_cond(st, "nob", "k", &any),
+                   HS_ERR_NO_BUCKET);
+  /* a delete: its conditions, and nothing to do without an object */
+  struct hs_cond size = {.has_size = true, .size = 4};
+  struct hs_cond mtime = {.has_mtime = true, .mtime = info.mtime - 1};
+  assert_int_equal(hs_store_delete_if(st, "b", "k", &other),
+                   HS_ERR_PRECONDITION);
+  assert_int_equal(hs_store_delete_if(st, "b", "k", &size),
+                   HS_ERR_PRECONDITION);
+  assert_int_equal(hs_store_delete_if(st, "b", "k", &mtime),
+                   HS_ERR_PRECONDITION);
+  expect_bytes(st, "b", "k", "one", 3);
+  size.size = 3;
+  assert_int_equal(hs_store_delete_if(st, "b", "k", &size), HS_OK);
+  assert_int_equal(hs_store_get(st, "b", "k", &info, NULL), HS_ERR_NO_KEY);
+  assert_int_equal(hs_store_delete_if(st, "b", "k", &other), HS_OK);
+}
+
 #define BOTH(fn)                                                            \
   cmocka_unit_test_setup_teardown(fn, setup_mem, teardown),                 \
       cmocka_unit_test_setup_teardown(fn, setup_dir, teardown)
@@ -734,7 +785,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       BOTH(buckets),   BOTH(objects),     BOTH(listing),
       BOTH(multipart), BOTH(concurrency), BOTH(random_etags),
-      BOTH(upload_expiry),
+      BOTH(upload_expiry), BOTH(conditions),
       cmocka_unit_test_setup_teardown(reload, setup_dir, teardown),
       cmocka_unit_test(memory_cap),
       cmocka_unit_test_setup_teardown(durability, setup_dir, teardown),

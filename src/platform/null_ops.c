@@ -185,7 +185,33 @@ static enum ho_gid_type null_gid_type(const struct ho_topology *t,
   return HO_GID_UNKNOWN;
 }
 
+static hipObjOpError_t null_pci_device(const struct ho_topology *t,
+                                       const char *bus_id,
+                                       struct ho_pci_info *out)
+{
+  return hipObjNotSupported;
+}
+
+static hipObjOpError_t null_list_gpus(const struct ho_topology *t,
+                                      struct ho_pci_info *out, size_t cap,
+                                      size_t *count)
+{
+  return hipObjNotSupported;
+}
+
+static int null_cpu_numa_node(const struct ho_topology *t) { return -1; }
+
+static hipObjOpError_t null_pin_limits(const struct ho_topology *t,
+                                       struct ho_pin_limits *out)
+{
+  return hipObjNotSupported;
+}
+
 const struct ho_topology_ops ho_topology_null_ops = {
     null_list_nics,
     null_gid_type,
+    null_pci_device,
+    null_list_gpus,
+    null_cpu_numa_node,
+    null_pin_limits,
 };

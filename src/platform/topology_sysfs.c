@@ -7,9 +7,17 @@
  *   <root>/sys/class/infiniband/<dev>/ports/<n>/state   "4: ACTIVE\n"
  *   <root>/sys/class/infiniband/<dev>/ports/<n>/link_layer
  *   <root>/sys/class/infiniband/<dev>/ports/<n>/gid_attrs/types/<i>
+ *   <root>/sys/class/infiniband/<dev>/ports/<n>/rate    "400 Gb/sec (4X NDR)"
+ *   <root>/sys/bus/pci/devices/<bus id>  -> ../../../devices/pci.../<bus id>
+ *   <root>/sys/bus/pci/devices/<bus id>/{class,vendor,numa_node}
+ *   <root>/sys/devices/system/node/node<N>/cpulist     "0-15,32-47"
+ *   <root>/proc/self/limits      "Max locked memory  8388608  8388608  bytes"
+ *   <root>/proc/self/status      "VmPin:  0 kB", "CapEff:  000001ffffffffff"
  *
- * Every file is read with a size limit, only if it is a regular file, and
+ * A device's place in the PCI tree is the path of its directory below
+ * <root>/sys/devices, links resolved. Every file is read with a size limit, only if it is a regular file, and
  * never trusted: anything that does not parse counts as unknown. */
+#define _GNU_SOURCE /* sched_getcpu */
 #include "platform/topology.h"
 
 #include <dirent.h>
@@ -19,6 +27,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +37,8 @@
 #define CLASS_DIR "/sys/class/infiniband"
 #define ATTR_MAX 64    /* state, numa_node, link_layer, GID type */
 #define UEVENT_MAX 4096
+#define PROC_MAX 16384 /* /proc/self/status and limits */
+#define CPULIST_MAX 4096
 #define PORT_MAX 255   /* verbs port numbers are uint8_t, from 1 */
 #define GID_INDEX_MAX 65535
 
@@ -261,14 +273,106 @@ static int first_active_port(const struct ho_topology *t, const char *nic)
   return (int)best;
 }
 
+/* ---- the PCI tree ------------------------------------------------------- */
+
+/* "pci0000:00" or "pci10000:00": a host bridge as sysfs names it. */
+static bool is_host_bridge(const char *s, size_t len)
+{
+  if (len < 9 || strncmp(s, "pci", 3) != 0)
+    return false;
+  char buf[HO_BUS_ID_MAX];
+  if (len >= sizeof buf)
+    return false;
+  memcpy(buf, s + 3, len - 3);
+  buf[len - 3] = '\0';
+  const char *p = buf;
+  return hex_run(&p, 4, 8) && *p++ == ':' && hex_run(&p, 2, 2) && !*p;
+}
+
+/* The path of the device that `link` resolves to, below <root>/sys/devices:
+ * a host bridge, then PCI bus ids only. "" (false) otherwise. */
+static bool pci_path_of(const struct ho_topology *t, const char *link,
+                        char out[HO_PCI_PATH_MAX])
+{
+  char devices[PATH_MAX];
+  char dev_real[PATH_MAX];
+  char real[PATH_MAX];
+  out[0] = '\0';
+  int n = snprintf(devices, sizeof devices, "%s/sys/devices", t->root);
+  if (n < 0 || (size_t)n >= sizeof devices || !realpath(devices, dev_real) ||
+      !realpath(link, real))
+    return false;
+  size_t plen = strlen(dev_real);
+  if (strncmp(real, dev_real, plen) != 0 || real[plen] != '/')
+    return false;
+  const char *rel = real + plen + 1;
+  if (strlen(rel) >= HO_PCI_PATH_MAX)
+    return false;
+  const char *slash = strchr(rel, '/');
+  if (!slash || !is_host_bridge(rel, (size_t)(slash - rel)))
+    return false;
+  for (const char *c = slash + 1; *c;) {
+    const char *end = strchr(c, '/');
+    size_t len = end ? (size_t)(end - c) : strlen(c);
+    char comp[HO_BUS_ID_MAX];
+    if (len == 0 || len >= sizeof comp)
+      return false;
+    memcpy(comp, c, len);
+    comp[len] = '\0';
+    if (!is_pci_bus_id(comp))
+      return false;
+    c += len + (end ? 1 : 0);
+  }
+  memcpy(out, rel, strlen(rel) + 1);
+  return true;
+}
+
+/* "400 Gb/sec (4X NDR)", "2.5 Gb/sec (1X SDR)": in Mbit/s, 0 unknown. */
+static unsigned parse_rate(const char *s)
+{
+  unsigned long long mbps = 0;
+  int digits = 0;
+  for (; *s >= '0' && *s <= '9' && digits < 7; s++, digits++)
+    mbps = mbps * 10 + (unsigned)(*s - '0');
+  if (digits == 0)
+    return 0;
+  mbps *= 1000;
+  if (*s == '.') {
+    unsigned scale = 100;
+    for (s++; *s >= '0' && *s <= '9'; s++) {
+      mbps += (unsigned)(*s - '0') * scale;
+      scale /= 10;
+    }
+  }
+  return strncmp(s, " Gb/sec", 7) == 0 && mbps <= 0xffffffffull
+             ? (unsigned)mbps
+             : 0;
+}
+
+static unsigned read_rate(const struct ho_topology *t, const char *nic,
+                          int port)
+{
+  char path[PATH_MAX];
+  char buf[ATTR_MAX];
+  if (port < 1 ||
+      !class_path(t, path, sizeof path, "/%s/ports/%d/rate", nic, port) ||
+      !read_attr(path, buf))
+    return 0;
+  return parse_rate(buf);
+}
+
 static void read_nic(const struct ho_topology *t, const char *name,
                      struct ho_nic_info *out)
 {
+  char path[PATH_MAX];
   memset(out, 0, sizeof *out);
   memcpy(out->name, name, strlen(name) + 1);
   read_bus_id(t, name, out->bus_id);
   out->numa_node = read_numa_node(t, name);
   out->active_port = first_active_port(t, name);
+  if (out->bus_id[0] && class_path(t, path, sizeof path, "/%s/device", name))
+    pci_path_of(t, path, out->pci_path);
+  out->rate_mbps = read_rate(t, name, out->active_port);
 }
 
 /* ---- listing ------------------------------------------------------------ */
@@ -366,9 +470,259 @@ static enum ho_gid_type gid_type(const struct ho_topology *t, const char *nic,
   return HO_GID_UNKNOWN;
 }
 
+/* ---- PCI devices and GPUs ----------------------------------------------- */
+
+/* <root>/sys/bus/pci/devices/<bus id>[/attr] */
+static bool pci_dev_path(const struct ho_topology *t, char *out, size_t cap,
+                         const char *bus_id, const char *attr)
+{
+  int n = snprintf(out, cap, "%s/sys/bus/pci/devices/%s%s%s", t->root, bus_id,
+                   attr ? "/" : "", attr ? attr : "");
+  return n >= 0 && (size_t)n < cap;
+}
+
+static int pci_numa_node(const struct ho_topology *t, const char *bus_id)
+{
+  char path[PATH_MAX];
+  char buf[ATTR_MAX];
+  long v;
+  if (pci_dev_path(t, path, sizeof path, bus_id, "numa_node") &&
+      read_attr(path, buf) && parse_int(buf, -1, 65535, &v))
+    return (int)v;
+  return -1;
+}
+
+static hipObjOpError_t pci_device(const struct ho_topology *t,
+                                  const char *bus_id, struct ho_pci_info *out)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  if (!t || !bus_id || !out)
+    return hipObjInvalidValue;
+  if (!is_pci_bus_id(bus_id) ||
+      !pci_dev_path(t, path, sizeof path, bus_id, NULL) ||
+      stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return hipObjNicNotFound;
+  struct ho_pci_info r;
+  memset(&r, 0, sizeof r);
+  memcpy(r.bus_id, bus_id, strlen(bus_id) + 1);
+  pci_path_of(t, path, r.pci_path);
+  r.numa_node = pci_numa_node(t, bus_id);
+  *out = r;
+  return hipObjSuccess;
+}
+
+/* "0x030200": strict hex after 0x, at most 8 digits. */
+static bool read_hex_attr(const struct ho_topology *t, const char *bus_id,
+                          const char *attr, unsigned long *out)
+{
+  char path[PATH_MAX];
+  char buf[ATTR_MAX];
+  if (!pci_dev_path(t, path, sizeof path, bus_id, attr) ||
+      !read_attr(path, buf) || buf[0] != '0' || buf[1] != 'x')
+    return false;
+  unsigned long v = 0;
+  size_t n = 0;
+  for (const char *p = buf + 2; *p; p++, n++) {
+    int d = ho_hex_digit(*p);
+    if (d < 0 || n >= 8)
+      return false;
+    v = v * 16 + (unsigned long)d;
+  }
+  *out = v;
+  return n > 0;
+}
+
+#define PCI_VENDOR_AMD 0x1002ul
+#define PCI_VENDOR_NVIDIA 0x10deul
+#define PCI_BASE_DISPLAY 0x03ul     /* VGA, 3D controller (NVIDIA) */
+#define PCI_BASE_ACCELERATOR 0x12ul /* processing accelerator (Instinct) */
+
+static bool is_gpu(const struct ho_topology *t, const char *bus_id)
+{
+  unsigned long vendor, cls;
+  if (!read_hex_attr(t, bus_id, "vendor", &vendor) ||
+      !read_hex_attr(t, bus_id, "class", &cls))
+    return false;
+  unsigned long base = (cls >> 16) & 0xff;
+  return (vendor == PCI_VENDOR_AMD || vendor == PCI_VENDOR_NVIDIA) &&
+         (base == PCI_BASE_DISPLAY || base == PCI_BASE_ACCELERATOR);
+}
+
+static hipObjOpError_t list_gpus(const struct ho_topology *t,
+                                 struct ho_pci_info *out, size_t cap,
+                                 size_t *count)
+{
+  if (!t || !count || (!out && cap))
+    return hipObjInvalidValue;
+  char path[PATH_MAX];
+  int n = snprintf(path, sizeof path, "%s/sys/bus/pci/devices", t->root);
+  if (n < 0 || (size_t)n >= sizeof path)
+    return hipObjInvalidValue;
+  *count = 0;
+  DIR *d = opendir(path);
+  if (!d)
+    return hipObjSuccess; /* no PCI bus listed: no GPU found */
+  char names[HO_MAX_GPUS][HO_NIC_NAME_MAX];
+  struct name_set set = {names, 0, cap < HO_MAX_GPUS ? cap : HO_MAX_GPUS};
+  struct dirent *e;
+  while (set.cap && (e = readdir(d)))
+    if (is_pci_bus_id(e->d_name) && is_gpu(t, e->d_name))
+      name_set_add(&set, e->d_name);
+  closedir(d);
+  size_t got = 0;
+  for (size_t i = 0; i < set.count; i++)
+    if (pci_device(t, names[i], &out[got]) == hipObjSuccess)
+      got++;
+  *count = got;
+  return hipObjSuccess;
+}
+
+/* ---- the calling CPU's NUMA node ----------------------------------------- */
+
+/* Whether cpu is in a cpulist ("0-15,32-47\n"). */
+static bool cpulist_has(const char *s, long cpu)
+{
+  while (*s && *s != '\n') {
+    long lo = 0, hi;
+    int digits = 0;
+    for (; *s >= '0' && *s <= '9' && digits < 9; s++, digits++)
+      lo = lo * 10 + (*s - '0');
+    if (!digits)
+      return false;
+    hi = lo;
+    if (*s == '-') {
+      hi = 0;
+      digits = 0;
+      for (s++; *s >= '0' && *s <= '9' && digits < 9; s++, digits++)
+        hi = hi * 10 + (*s - '0');
+      if (!digits)
+        return false;
+    }
+    if (cpu >= lo && cpu <= hi)
+      return true;
+    if (*s == ',')
+      s++;
+    else if (*s && *s != '\n')
+      return false;
+  }
+  return false;
+}
+
+static int cpu_numa_node(const struct ho_topology *t)
+{
+  int cpu = t ? sched_getcpu() : -1;
+  if (cpu < 0)
+    return -1;
+  char path[PATH_MAX];
+  int n = snprintf(path, sizeof path, "%s/sys/devices/system/node", t->root);
+  if (n < 0 || (size_t)n >= sizeof path)
+    return -1;
+  DIR *d = opendir(path);
+  if (!d)
+    return -1;
+  int node = -1;
+  struct dirent *e;
+  while (node < 0 && (e = readdir(d))) {
+    long v;
+    char file[PATH_MAX];
+    char buf[CPULIST_MAX];
+    if (strncmp(e->d_name, "node", 4) != 0 ||
+        (e->d_name[4] == '0' && e->d_name[5]) ||
+        !parse_int(e->d_name + 4, 0, 65535, &v))
+      continue;
+    n = snprintf(file, sizeof file, "%s/%s/cpulist", path, e->d_name);
+    if (n > 0 && (size_t)n < sizeof file &&
+        read_small(file, buf, sizeof buf, false) >= 0 && cpulist_has(buf, cpu))
+      node = (int)v;
+  }
+  closedir(d);
+  return node;
+}
+
+/* ---- what the process may pin ------------------------------------------- */
+
+/* The value after `key` on its line of a /proc file, blanks skipped. */
+static const char *proc_field(const char *buf, const char *key)
+{
+  size_t klen = strlen(key);
+  for (const char *line = buf; *line;) {
+    if (strncmp(line, key, klen) == 0) {
+      const char *v = line + klen;
+      while (*v == ' ' || *v == '\t')
+        v++;
+      return v;
+    }
+    const char *nl = strchr(line, '\n');
+    if (!nl)
+      break;
+    line = nl + 1;
+  }
+  return NULL;
+}
+
+static bool parse_ull(const char **s, unsigned long long *out)
+{
+  unsigned long long v = 0;
+  const char *p = *s;
+  if (*p < '0' || *p > '9')
+    return false;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    if (v > (~0ull - 9) / 10)
+      return false;
+    v = v * 10 + (unsigned)(*p - '0');
+  }
+  *s = p;
+  *out = v;
+  return true;
+}
+
+#define CAP_IPC_LOCK_BIT 14
+
+static hipObjOpError_t pin_limits(const struct ho_topology *t,
+                                  struct ho_pin_limits *out)
+{
+  if (!t || !out)
+    return hipObjInvalidValue;
+  char path[PATH_MAX];
+  char buf[PROC_MAX];
+  struct ho_pin_limits r = {0, 0, 0};
+  int n = snprintf(path, sizeof path, "%s/proc/self/limits", t->root);
+  if (n < 0 || (size_t)n >= sizeof path ||
+      read_small(path, buf, sizeof buf, true) < 0)
+    return hipObjNotSupported;
+  const char *v = proc_field(buf, "Max locked memory");
+  if (!v)
+    return hipObjNotSupported;
+  if (strncmp(v, "unlimited", 9) == 0)
+    r.limit = ~0ull;
+  else if (!parse_ull(&v, &r.limit))
+    return hipObjNotSupported;
+  n = snprintf(path, sizeof path, "%s/proc/self/status", t->root);
+  if (n > 0 && (size_t)n < sizeof path &&
+      read_small(path, buf, sizeof buf, true) >= 0) {
+    unsigned long long kb;
+    v = proc_field(buf, "VmPin:");
+    if (v && parse_ull(&v, &kb) && kb <= ~0ull / 1024)
+      r.pinned = kb * 1024;
+    v = proc_field(buf, "CapEff:");
+    unsigned long long caps = 0;
+    size_t digits = 0;
+    for (; v && ho_hex_digit(*v) >= 0 && digits < 16; v++, digits++)
+      caps = caps * 16 + (unsigned)ho_hex_digit(*v);
+    r.ipc_lock = digits > 0 && ((caps >> CAP_IPC_LOCK_BIT) & 1);
+  }
+  *out = r;
+  return hipObjSuccess;
+}
+
 const struct ho_topology_ops ho_topology_sysfs_ops = {
     list_nics,
     gid_type,
+    pci_device,
+    list_gpus,
+    cpu_numa_node,
+    pin_limits,
 };
 
 hipObjOpError_t ho_topology_sysfs_init(struct ho_topology *t,

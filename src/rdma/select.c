@@ -69,10 +69,8 @@ size_t ho_bus_id_distance(const char *a, const char *b)
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
-/* The next comma-separated name of list at *pos, without surrounding
- * blanks; empty names are skipped. False at the end of the list. */
-static bool next_name(const char *list, size_t *pos, const char **name,
-                      size_t *len)
+bool ho_name_list_next(const char *list, size_t *pos, const char **name,
+                       size_t *len)
 {
   size_t i = *pos;
   while (list[i]) {
@@ -104,7 +102,7 @@ static bool hint_allows(const char *hint, const char *nic)
   size_t pos = 0;
   const char *name;
   size_t len;
-  while (next_name(hint, &pos, &name, &len))
+  while (ho_name_list_next(hint, &pos, &name, &len))
     if (strlen(nic) == len && memcmp(nic, name, len) == 0)
       return true;
   return false;
@@ -162,7 +160,7 @@ hipObjOpError_t ho_select_nic(const struct ho_nic_info *nics, size_t n,
     size_t pos = 0;
     const char *name;
     size_t len;
-    if (next_name(hint, &pos, &name, &len) && copy_name(name, len, out))
+    if (ho_name_list_next(hint, &pos, &name, &len) && copy_name(name, len, out))
       return hipObjSuccess;
   }
   return hipObjNicNotFound;

@@ -4,6 +4,7 @@
 #ifndef HO_RDMA_SELECT_H
 #define HO_RDMA_SELECT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,11 @@
 hipObjOpError_t ho_select_nic(const struct ho_nic_info *nics, size_t n,
                               const char *gpu_bus_id, const char *hint,
                               char out[HO_NIC_NAME_MAX]);
+
+/* The next comma-separated name of list at *pos, without surrounding
+ * blanks; empty names are skipped. False at the end of the list. */
+bool ho_name_list_next(const char *list, size_t *pos, const char **name,
+                       size_t *len);
 
 /* Bus-id distance as above; exposed for tests. The comparison ignores case
  * and spells the domain as 4 digits (so "00000000:1B:00.0", "1b:00.0" and

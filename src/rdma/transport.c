@@ -164,6 +164,14 @@ static int modify_state(struct ho_conn *c, struct ibv_qp_attr *a, int mask)
   return c->dev->v->modify_qp(c->qp, a, mask);
 }
 
+hipObjOpError_t ho_conn_set_access(struct ho_conn *c, int access)
+{
+  struct ibv_qp_attr a = {.qp_access_flags = (unsigned)access};
+  return c->dev->v->modify_qp(c->qp, &a, IBV_QP_ACCESS_FLAGS) == 0
+             ? hipObjSuccess
+             : hipObjRdmaError;
+}
+
 static int qp_to_init(struct ho_conn *c, int access)
 {
   struct ibv_qp_attr a = {

@@ -192,6 +192,11 @@ hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
 hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,
                                    uint64_t deadline_ns);
 
+/* Without windows (docs/memory-windows.md): what the peer may do to us
+ * through this connected QP, changed in place (RTS to RTS, the access
+ * flags only: not a state transition). 0 grants nothing. */
+hipObjOpError_t ho_conn_set_access(struct ho_conn *c, int access);
+
 /* The token that names this connection (QP number, GID, LID, port). */
 void ho_conn_token(const struct ho_conn *c, struct ho_token *t);
 

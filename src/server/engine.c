@@ -91,6 +91,7 @@ struct ho_engine {
   pthread_t reaper;
   bool reaper_started;
   bool stopping HO_GUARDED_BY(mu);
+  bool refusing HO_GUARDED_BY(mu); /* ho_engine_refuse_new() */
   unsigned running HO_GUARDED_BY(mu);
   struct sconn **conns HO_PT_GUARDED_BY(mu); /* [0, nconns) */
   unsigned nconns HO_GUARDED_BY(mu);
@@ -349,6 +350,13 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   }
   *out = e;
   return hipObjSuccess;
+}
+
+void ho_engine_refuse_new(struct ho_engine *e)
+{
+  ho_mutex_lock(&e->mu);
+  e->refusing = true;
+  ho_mutex_unlock(&e->mu);
 }
 
 static void stop_threads(struct ho_engine *e)
@@ -881,6 +889,22 @@ static struct worker *reclaim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
   return w;
 }
 
+/* A client proposes a connection only once its last transfer there has
+ * returned, so a transfer on it still waiting for ready is not the
+ * client's: a replayed token. Cancel it now rather than let the client's
+ * next transfer wait for it (it ends within a millisecond, and retires the
+ * connection: the client gets a new one in this same round trip). */
+static void cancel_awaiting_on(struct ho_engine *e, const struct sconn *sc)
+    HO_REQUIRES(e->mu)
+{
+  for (unsigned i = 0; i < e->cfg.qps; i++) {
+    struct worker *w = &e->workers[i];
+    if (w->busy && w->awaiting && w->sc == sc &&
+        !atomic_exchange(&w->cancel, true))
+      e->stats.ready_reclaimed++;
+  }
+}
+
 /* The connection the token proposes, once its previous transfer ended; NULL
  * if the proposal does not name one of ours. */
 static struct sconn *proposed_conn(struct ho_engine *e, const struct ho_token *t)
@@ -894,6 +918,7 @@ static struct sconn *proposed_conn(struct ho_engine *e, const struct ho_token *t
       return NULL;
     if (sc->state == SC_IDLE)
       return sc;
+    cancel_awaiting_on(e, sc);
     if (ho_cond_timedwait(&e->changed, &e->mu, &until) == ETIMEDOUT)
       return NULL;
   }
@@ -923,7 +948,7 @@ static enum ho_engine_start_result plan_transfer(struct ho_engine *e,
                                                  struct plan *p)
     HO_REQUIRES(e->mu)
 {
-  if (e->stopping)
+  if (e->stopping || e->refusing)
     return HO_ENGINE_BUSY;
   if (!(p->w = claim_worker(e)) && !(p->w = reclaim_worker(e)))
     return HO_ENGINE_BUSY;
@@ -941,6 +966,7 @@ static enum ho_engine_start_result plan_transfer(struct ho_engine *e,
     return HO_ENGINE_BUSY;
   }
   p->sc->state = SC_BUSY;
+  p->w->sc = p->sc; /* under the lock: cancel_awaiting_on() reads it */
   e->running++;
   e->stats.started++;
   if (p->reuse)
@@ -1037,7 +1063,6 @@ enum ho_engine_start_result ho_engine_start_ex(
   if (r != HO_ENGINE_STARTED)
     return r;
   struct worker *w = p.w;
-  w->sc = p.sc;
   w->reuse = p.reuse;
   w->client = client;
   w->op = op;

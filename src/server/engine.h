@@ -120,6 +120,9 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
                                  struct ho_engine **out);
 /* Waits for running transfers to end (they end at their timeouts). */
 void ho_engine_destroy(struct ho_engine *e);
+/* From now on every start is refused (busy): the owner is closing, and
+ * once ho_engine_running() says 0 it stays 0. */
+void ho_engine_refuse_new(struct ho_engine *e);
 
 /* op: HIPOBJ_RDMA_OP_GET (server WRITEs `size` bytes) or HIPOBJ_RDMA_OP_PUT
  * (server READs `size` bytes). The token's length must equal size.

@@ -220,10 +220,39 @@ static void wait_idle(hipObjServer_t *s)
   }
 }
 
+static void wait_starts(hipObjServer_t *s)
+{
+  unsigned round = 0;
+  for (;;) {
+    ho_mutex_lock(&s->mu);
+    unsigned n = s->starting;
+    ho_mutex_unlock(&s->mu);
+    if (n == 0)
+      return;
+    ho_backoff(&round, 1000);
+  }
+}
+
+void ho_server_set_hook(hipObjServer_t *srv, ho_server_hook_fn fn, void *arg)
+{
+  srv->hook = fn;
+  srv->hook_arg = arg;
+}
+
 void hipObjServerClose(hipObjServer_t *srv)
 {
   if (!srv)
     return;
+  /* No Start begins from here on (a done callback's gets Busy), and no
+   * engine starts a transfer: once the Start calls under way have
+   * returned and no engine runs one, nothing uses the server. */
+  ho_mutex_lock(&srv->mu);
+  srv->dying = true;
+  ho_mutex_unlock(&srv->mu);
+  for (uint32_t i = 0; i < srv->nengines; i++)
+    ho_engine_refuse_new(srv->engines[i]);
+  ho_server_hook(srv, HO_SERVER_AT_CLOSE, NULL);
+  wait_starts(srv);
   /* A transfer's done callback runs before its slot is freed: once no
    * engine runs one, no callback runs and no memory is in use. (A done
    * callback may still start another: wait for that one too.) */
@@ -365,14 +394,34 @@ hipObjServerStatus_t hipObjServerStart(hipObjServer_t *srv,
     st = check_request(&r);
   if (st != hipObjServerSuccess)
     return st;
+  ho_mutex_lock(&srv->mu);
+  if (srv->dying)
+    st = hipObjServerBusy; /* closing: nothing new */
+  else if (r.mem)
+    st = ho_server_mem_use(srv, r.mem);
+  if (st == hipObjServerSuccess)
+    srv->starting++;
+  ho_mutex_unlock(&srv->mu);
+  if (st != hipObjServerSuccess) {
+    answer(reply, st);
+    return st;
+  }
   hipObjServerTransfer_t *x = ho_xfer_new(srv, &r, xfer ? 2 : 1);
-  if (!x)
-    return hipObjServerNoMemory;
   char rep[HO_ENGINE_REPLY_MAX];
-  enum ho_engine_start_result res = try_engines(srv, &r, x, rep);
+  enum ho_engine_start_result res =
+      x ? try_engines(srv, &r, x, rep) : HO_ENGINE_DECLINE;
   if (res != HO_ENGINE_STARTED) {
-    ho_xfer_discard(x);
-    st = count_refusal(srv, res);
+    if (x)
+      ho_xfer_discard(x);
+    else if (r.mem)
+      atomic_fetch_sub(&r.mem->users, 1);
+    st = x ? count_refusal(srv, res) : hipObjServerNoMemory;
+  }
+  /* the last touch of srv by this call: Close may free it after this */
+  ho_mutex_lock(&srv->mu);
+  srv->starting--;
+  ho_mutex_unlock(&srv->mu);
+  if (res != HO_ENGINE_STARTED) {
     answer(reply, st);
     return st;
   }

@@ -23,6 +23,15 @@
 #define HO_SERVER_REQUEST_V0 96u
 #define HO_SERVER_STATS_MIN 8u
 
+/* Test seams: where a test may run its own code, so that a race of two
+ * threads plays out the same way every time (test_server_api.c). */
+enum ho_server_point {
+  HO_SERVER_AT_DEREGISTER, /* obj: the memory, checked and about to go */
+  HO_SERVER_AT_CLOSE,      /* obj: NULL; Close is about to wait */
+};
+typedef void (*ho_server_hook_fn)(void *arg, enum ho_server_point point,
+                                  void *obj);
+
 struct hipObjServer {
   struct ho_engine **engines;  /* [0, nengines) */
   char (*names)[HO_NIC_NAME_MAX];
@@ -31,6 +40,10 @@ struct hipObjServer {
   atomic_uint_fast64_t bad_tokens, declined, busy, cancelled;
   ho_mutex mu;
   struct hipObjServerMem *mems HO_GUARDED_BY(mu); /* registered, a list */
+  bool dying HO_GUARDED_BY(mu);      /* Close began: Start refuses (Busy) */
+  unsigned starting HO_GUARDED_BY(mu); /* Start calls past that check */
+  ho_server_hook_fn hook;      /* tests only; set before any other call */
+  void *hook_arg;
 };
 
 struct hipObjServerMem {
@@ -40,7 +53,11 @@ struct hipObjServerMem {
   bool owned;                  /* allocated by hipObjServerAlloc */
   void **mrs;                  /* one per engine */
   uint32_t *lkeys;
-  atomic_uint users;           /* transfers using it */
+  atomic_uint users;           /* transfers using it: taken under srv->mu
+                                  while !dying, dropped at any time */
+  bool dying;                  /* under srv->mu: Deregister began; no new
+                                  use (after a failed one, for good) */
+  bool deregistering;          /* under srv->mu: a Deregister runs */
   struct hipObjServerMem *prev, *next; /* on srv->mems, under srv->mu */
 };
 
@@ -71,6 +88,15 @@ hipObjServerStatus_t ho_server_open_on(const struct ho_platform *plat,
                                        const hipObjServerConfig_t *cfg,
                                        hipObjServer_t **out);
 
+/* The test seam above: fn(arg, point, obj) at each point, or none. */
+void ho_server_set_hook(hipObjServer_t *srv, ho_server_hook_fn fn, void *arg);
+static inline void ho_server_hook(hipObjServer_t *srv,
+                                  enum ho_server_point p, void *obj)
+{
+  if (srv->hook)
+    srv->hook(srv->hook_arg, p, obj);
+}
+
 /* Copies a caller's size-first struct into a zeroed one of ours: Invalid
  * if smaller than min, NotSupported if it has non-zero bytes past ours. */
 hipObjServerStatus_t ho_server_copy_in(void *dst, size_t dst_size,
@@ -79,6 +105,11 @@ hipObjServerStatus_t ho_server_copy_in(void *dst, size_t dst_size,
 
 /* server_mem.c */
 void ho_server_mem_free_all(hipObjServer_t *srv);
+/* A use of mem for a transfer on srv, taken under srv->mu: InvalidValue
+ * for another server's memory or memory being deregistered. */
+hipObjServerStatus_t ho_server_mem_use(hipObjServer_t *srv,
+                                       hipObjServerMem_t *mem)
+    HO_REQUIRES(srv->mu);
 
 /* server_xfer.c: a transfer for req, its engine io and options. */
 hipObjServerTransfer_t *ho_xfer_new(hipObjServer_t *srv,

@@ -32,16 +32,22 @@ static void mem_unlink(hipObjServer_t *s, hipObjServerMem_t *m)
   ho_mutex_unlock(&s->mu);
 }
 
-/* Deregisters on every engine that registered it; false if one refused
- * (the region is then leaked: freeing it under the device is worse). */
+/* Deregisters on every engine that registered it and has not yet; false
+ * if one refused (that one is kept for a later try: never twice, and
+ * freeing the region under the device is worse than leaking it). */
 static bool mem_dereg(hipObjServerMem_t *m)
 {
   bool ok = true;
-  for (uint32_t i = 0; i < m->srv->nengines; i++)
-    if (m->mrs[i] && ho_engine_dereg(m->srv->engines[i], m->mrs[i]) != 0) {
+  for (uint32_t i = 0; i < m->srv->nengines; i++) {
+    if (!m->mrs[i])
+      continue;
+    if (ho_engine_dereg(m->srv->engines[i], m->mrs[i]) != 0) {
       ho_warn("server: cannot deregister memory: leaked");
       ok = false;
+    } else {
+      m->mrs[i] = NULL;
     }
+  }
   return ok;
 }
 
@@ -120,17 +126,38 @@ uint64_t hipObjServerMemLength(const hipObjServerMem_t *mem)
   return mem ? mem->len : 0;
 }
 
+hipObjServerStatus_t ho_server_mem_use(hipObjServer_t *srv,
+                                       hipObjServerMem_t *mem)
+{
+  if (mem->srv != srv || mem->dying)
+    return hipObjServerInvalidValue;
+  atomic_fetch_add(&mem->users, 1);
+  return hipObjServerSuccess;
+}
+
+/* The check for users and the mark that stops new ones are one step under
+ * the server's lock, so no Start takes a use between them; the devices are
+ * called outside it. */
 hipObjServerStatus_t hipObjServerDeregister(hipObjServerMem_t *mem)
 {
   if (!mem)
     return hipObjServerInvalidValue;
-  if (atomic_load(&mem->users) > 0)
+  hipObjServer_t *s = mem->srv;
+  ho_mutex_lock(&s->mu);
+  bool busy = atomic_load(&mem->users) > 0 || mem->deregistering;
+  if (!busy)
+    mem->dying = mem->deregistering = true;
+  ho_mutex_unlock(&s->mu);
+  if (busy)
     return hipObjServerBusy;
-  if (!mem_dereg(mem))
+  ho_server_hook(s, HO_SERVER_AT_DEREGISTER, mem);
+  if (!mem_dereg(mem)) { /* stays dying: some of it is deregistered */
+    ho_mutex_lock(&s->mu);
+    mem->deregistering = false;
+    ho_mutex_unlock(&s->mu);
     return hipObjServerRdmaError;
-  mem_unlink(mem->srv, mem);
-  for (uint32_t i = 0; i < mem->srv->nengines; i++)
-    mem->mrs[i] = NULL;
+  }
+  mem_unlink(s, mem);
   mem_free(mem);
   return hipObjServerSuccess;
 }

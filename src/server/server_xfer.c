@@ -35,9 +35,7 @@ hipObjServerTransfer_t *ho_xfer_new(hipObjServer_t *srv,
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&x->ended_cv, &ca);
   pthread_condattr_destroy(&ca);
-  x->status = hipObjServerPending;
-  if (x->mem)
-    atomic_fetch_add(&x->mem->users, 1);
+  x->status = hipObjServerPending; /* the memory's use is the caller's */
   return x;
 }
 

@@ -271,3 +271,77 @@ int ho_fake_sysfs_set_link_layer(struct ho_fake_sysfs *fs, const char *nic,
     return -1;
   return write_nic_text(fs, nic, rel, layer);
 }
+
+/* The last component of a path. */
+static const char *base_name(const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+int ho_fake_sysfs_add_pci(struct ho_fake_sysfs *fs, const char *path,
+                          unsigned vendor, unsigned pci_class, int numa_node)
+{
+  char rel[PATH_MAX];
+  char text[64];
+  char target[PATH_MAX];
+  if (!path || !strchr(path, '/') || path[0] == '/')
+    return fail(EINVAL);
+  if (fmt(rel, sizeof rel, "sys/devices/%s", path) ||
+      ho_fake_sysfs_mkdir(fs, rel))
+    return -1;
+  if (fmt(rel, sizeof rel, "sys/devices/%s/vendor", path) ||
+      fmt(text, sizeof text, "0x%04x", vendor) || write_text(fs, rel, text) ||
+      fmt(rel, sizeof rel, "sys/devices/%s/class", path) ||
+      fmt(text, sizeof text, "0x%06x", pci_class) ||
+      write_text(fs, rel, text))
+    return -1;
+  if (numa_node != HO_FAKE_NO_NUMA &&
+      (fmt(rel, sizeof rel, "sys/devices/%s/numa_node", path) ||
+       fmt(text, sizeof text, "%d", numa_node) || write_text(fs, rel, text)))
+    return -1;
+  if (fmt(rel, sizeof rel, "sys/devices/%s/uevent", path) ||
+      fmt(text, sizeof text, "PCI_SLOT_NAME=%s", base_name(path)) ||
+      write_text(fs, rel, text))
+    return -1;
+  /* sys/bus/pci/devices/<bus> -> ../../../devices/<path> */
+  if (fmt(rel, sizeof rel, "sys/bus/pci/devices/%s", base_name(path)) ||
+      fmt(target, sizeof target, "../../../devices/%s", path))
+    return -1;
+  return ho_fake_sysfs_symlink(fs, rel, target);
+}
+
+int ho_fake_sysfs_add_nic_at(struct ho_fake_sysfs *fs, const char *nic,
+                             const char *path, int numa_node,
+                             const char *rate)
+{
+  char dir[PATH_MAX];
+  char rel[PATH_MAX];
+  char target[PATH_MAX];
+  if (!nic || !nic[0] || strchr(nic, '/'))
+    return fail(EINVAL);
+  if (ho_fake_sysfs_add_pci(fs, path, 0x15b3, 0x020000, numa_node) ||
+      fmt(dir, sizeof dir, "sys/devices/%s/infiniband/%s", path, nic) ||
+      ho_fake_sysfs_mkdir(fs, dir))
+    return -1;
+  if (fmt(rel, sizeof rel, CLASS "/%s", nic) ||
+      fmt(target, sizeof target, "../../%s", dir + strlen("sys/")) ||
+      ho_fake_sysfs_symlink(fs, rel, target))
+    return -1;
+  if (fmt(rel, sizeof rel, "%s/device", dir) ||
+      fmt(target, sizeof target, "../../../%s", base_name(path)) ||
+      ho_fake_sysfs_symlink(fs, rel, target))
+    return -1;
+  if (ho_fake_sysfs_set_port_state(fs, nic, 1, "4: ACTIVE"))
+    return -1;
+  return rate ? write_nic_text(fs, nic, "ports/1/rate", rate) : 0;
+}
+
+int ho_fake_sysfs_set_node_cpus(struct ho_fake_sysfs *fs, int node,
+                                const char *cpulist)
+{
+  char rel[PATH_MAX];
+  if (fmt(rel, sizeof rel, "sys/devices/system/node/node%d/cpulist", node))
+    return -1;
+  return write_text(fs, rel, cpulist);
+}

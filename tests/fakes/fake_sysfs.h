@@ -36,6 +36,25 @@ void ho_fake_sysfs_destroy(struct ho_fake_sysfs *fs);
 int ho_fake_sysfs_add_nic(struct ho_fake_sysfs *fs, const char *nic,
                           const char *bus_id, int numa_node);
 
+/* A PCI device at `path` below sys/devices ("pci0000:00/0000:00:01.0/
+ * 0000:01:00.0": a host bridge, then bus ids; bridges on the way are made
+ * as plain directories), with its vendor and class files ("0x10de",
+ * "0x030200"), numa_node (unless HO_FAKE_NO_NUMA) and the link
+ * sys/bus/pci/devices/<bus id>. */
+int ho_fake_sysfs_add_pci(struct ho_fake_sysfs *fs, const char *path,
+                          unsigned vendor, unsigned pci_class, int numa_node);
+
+/* A PCI NIC at `path` as ho_fake_sysfs_add_pci() makes it (a Mellanox
+ * Ethernet controller), with port 1 ACTIVE and its rate, e.g. "400 Gb/sec
+ * (4X NDR)" (NULL: no rate file). */
+int ho_fake_sysfs_add_nic_at(struct ho_fake_sysfs *fs, const char *nic,
+                             const char *path, int numa_node,
+                             const char *rate);
+
+/* sys/devices/system/node/node<node>/cpulist. */
+int ho_fake_sysfs_set_node_cpus(struct ho_fake_sysfs *fs, int node,
+                                const char *cpulist);
+
 /* ports/<port>/state, e.g. "4: ACTIVE" or "1: DOWN" (a newline is added). */
 int ho_fake_sysfs_set_port_state(struct ho_fake_sysfs *fs, const char *nic,
                                  int port, const char *state);

@@ -58,10 +58,28 @@ static void *serve(void *arg)
   if (ho_conn_wait_msg(h->conn, &no_send, ho_now_ns() + 2000000000ull,
                        &ready) != hipObjSuccess)
     return NULL;
-  uint8_t op = HO_WIRE_GET;
+  uint8_t op = h->put ? HO_WIRE_PUT : HO_WIRE_GET;
   uint64_t len = c->len;
   switch (h->attack) {
   case A_NONE:
+    if (h->put) {
+      h->attack_status = rdma(h, IBV_WR_RDMA_READ, c->addr, c->rkey, len);
+      break;
+    }
+    h->attack_status = rdma(h, IBV_WR_RDMA_WRITE, c->addr, c->rkey, len);
+    break;
+  case A_PUT_LONGER:
+    h->attack_status = rdma(h, IBV_WR_RDMA_READ, c->addr, c->rkey, len + 4096);
+    break;
+  case A_PUT_SHIFT:
+    h->attack_status = rdma(h, IBV_WR_RDMA_READ, c->addr - 4096, c->rkey, len);
+    break;
+  case A_PUT_WRITE:
+    h->attack_status = rdma(h, IBV_WR_RDMA_WRITE, c->addr, c->rkey, len);
+    break;
+  case A_PUT_AFTER_FINAL:
+    h->attack_status = rdma(h, IBV_WR_RDMA_READ, c->addr, c->rkey, len);
+    break;
   case A_AFTER_FINAL:
   case A_NO_FINAL:
     h->attack_status = rdma(h, IBV_WR_RDMA_WRITE, c->addr, c->rkey, len);
@@ -83,13 +101,18 @@ static void *serve(void *arg)
     break;
   }
   if (!h->op_in_final_honest)
-    op = HO_WIRE_GET; /* the lie a hostile server tells */
+    op = h->put ? HO_WIRE_PUT : HO_WIRE_GET; /* the lie a hostile server
+                                                 tells */
   if (h->attack != A_NO_FINAL)
     send_final(h, &ready, op, len);
   if (h->attack == A_AFTER_FINAL || h->attack == A_NO_FINAL) {
     wait_client_returned(h);
     memset(h->mem, 0x5a, HOSTILE_MEM);
     h->late_status = rdma(h, IBV_WR_RDMA_WRITE, c->addr, c->rkey, c->len);
+  }
+  if (h->attack == A_PUT_AFTER_FINAL) {
+    wait_client_returned(h);
+    h->late_status = rdma(h, IBV_WR_RDMA_READ, c->addr, c->rkey, c->len);
   }
   return NULL;
 }
@@ -184,6 +207,7 @@ void hostile_close(struct hostile *h)
 hipObjOpError_t hostile_get(struct hostile *h, void *buf, size_t size,
                             off_t off, enum attack a, bool honest_op)
 {
+  h->put = false;
   h->attack = a;
   h->op_in_final_honest = honest_op;
   h->attack_status = h->late_status = IBV_WC_SUCCESS;
@@ -191,6 +215,21 @@ hipObjOpError_t hostile_get(struct hostile *h, void *buf, size_t size,
   for (unsigned i = 0; i < HOSTILE_MEM; i++)
     h->mem[i] = (uint8_t)(i * 7 + 1);
   hipObjOpError_t e = hipObjGet(NULL, buf, size, off, &hostile_ops, h).opError;
+  atomic_store(&h->client_returned, true);
+  hostile_end(h);
+  return e;
+}
+
+hipObjOpError_t hostile_put(struct hostile *h, const void *buf, size_t size,
+                            off_t off, enum attack a)
+{
+  h->put = true;
+  h->attack = a;
+  h->op_in_final_honest = true;
+  h->attack_status = h->late_status = IBV_WC_SUCCESS;
+  atomic_store(&h->client_returned, false);
+  memset(h->mem, 0x5a, HOSTILE_MEM);
+  hipObjOpError_t e = hipObjPut(NULL, buf, size, off, &hostile_ops, h).opError;
   atomic_store(&h->client_returned, true);
   hostile_end(h);
   return e;

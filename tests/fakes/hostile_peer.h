@@ -28,6 +28,11 @@ enum attack {
   A_AFTER_FINAL, /* GET: final OK, then writes again once the client returned */
   A_REPLAY,      /* GET: writes under the previous transfer's token */
   A_NO_FINAL,    /* GET: writes, never sends final, writes again later */
+  /* PUT tokens (hostile_put): */
+  A_PUT_LONGER,      /* reads the length and 4096 bytes more */
+  A_PUT_SHIFT,       /* reads 4096 bytes before the token's address */
+  A_PUT_WRITE,       /* writes into the buffer the client uploads from */
+  A_PUT_AFTER_FINAL, /* final OK, then reads again once the client returned */
 };
 
 struct hostile {
@@ -36,6 +41,7 @@ struct hostile {
   uint8_t *mem; /* HOSTILE_MEM bytes, registered */
   struct ibv_mr *mr;
   enum attack attack;
+  bool put; /* hostile_put: the token is a PUT's */
   bool op_in_final_honest; /* final names the operation it really did */
   struct ho_token client, old;
   bool have_old;
@@ -59,5 +65,10 @@ void hostile_close(struct hostile *h);
  * the client returned, joins it, and keeps the token for A_REPLAY. */
 hipObjOpError_t hostile_get(struct hostile *h, void *buf, size_t size,
                             off_t off, enum attack a, bool honest_op);
+/* One PUT of size bytes at off of buf with attack a (A_NONE or A_PUT_*):
+ * what the server read lands in h->mem; the server's memory is filled with
+ * 0x5a first (A_PUT_WRITE writes it into the client's buffer). */
+hipObjOpError_t hostile_put(struct hostile *h, const void *buf, size_t size,
+                            off_t off, enum attack a);
 
 #endif

@@ -297,7 +297,7 @@ static void status_lines(CURL *c, const struct server *s)
     const char *line;
   } cases[] = {
       {"PUT", "/lines", NULL, "HTTP/1.1 200 OK"},
-      {"PUT", "/lines", NULL, "HTTP/1.1 409 Conflict"},
+      {"PUT", "/lines", NULL, "HTTP/1.1 200 OK"}, /* again, own: us-east-1 */
       {"GET", "/lines/missing", NULL, "HTTP/1.1 404 Not Found"},
       {"GET", "/lines/%zz", NULL, "HTTP/1.1 400 Bad Request"},
       {"DELETE", "/lines/missing", NULL, "HTTP/1.1 204 No Content"},

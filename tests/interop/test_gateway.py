@@ -316,7 +316,7 @@ def several_users(gateway_bin, be, c):
     try:
         with Server(gateway_bin, "--backend", be.url, "--backend-access-key",
                     BK, "--backend-secret-key", BS, "--credentials", path,
-                    "--no-rdma") as gw2:
+                    "--shared-store-identity", "--no-rdma") as gw2:
             for ak, sk in (("ALICE", "alice/secret"), ("BOB", "bob+secret")):
                 names = [b["Name"] for b in
                          tb.client(gw2.url, ak, sk).list_buckets()["Buckets"]]

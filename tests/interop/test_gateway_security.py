@@ -8,15 +8,34 @@ hipobj-test-server, each a case that failed before its fix:
     signs every one it forwards (a recording store shows what arrived);
   - GW-4: more headers than the gateway forwards is 431, never a silent
     drop; a long x-amz-meta-* name is forwarded and signed;
-  - the store's own x-amz-rdma-* response headers never reach the client.
+  - the store's own x-amz-rdma-* response headers never reach the client;
+  - GW-5: /_hipobj/stats is for the gateway's own host unless
+    --public-stats (from another address: 403); health is for anyone;
+  - GW-6: the per-address connection limit defaults to an eighth of the
+    total (two addresses cannot take every connection); a request head
+    that trickles in is cut at --header-timeout, in both servers;
+  - GW-2: users apart: a credentials line maps a client key pair to a
+    store identity, and each user's requests reach the store signed as
+    its own (a store that checks them accepts them); a file in which
+    users would share one store identity is refused unless
+    --shared-store-identity; hipobj-test-server refuses several users
+    without --shared-buckets;
+  - S-1: a token header on a route without a payload (DeleteObjects) does
+    not settle a deferred signature over the empty body: the unsigned body
+    is refused (403) and nothing is deleted.
 The store behind the gateway is a small recording S3 stand-in here (every
 request answered 200), so what the gateway sent is visible byte for byte.
 Usage: test_gateway_security.py PATH-TO-hipobj-test-server
        PATH-TO-hipobj-gateway.  Exit 77 without boto3."""
+import base64
+import datetime
+import hashlib
+import hmac
 import http.server
 import os
 import socket
 import sys
+import tempfile
 import threading
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -75,9 +94,13 @@ def raw_exchange(srv, data, timeout=10):
     """Sends data on a fresh connection; returns (status, everything read
     until the server closed or went quiet, closed?)."""
     s = socket.create_connection((srv.host, srv.port), timeout)
-    s.sendall(data)
-    s.settimeout(3)
     buf, closed = b"", False
+    try:
+        s.sendall(data)
+    except (BrokenPipeError, ConnectionResetError):
+        s.close()
+        return 0, b"", True
+    s.settimeout(3)
     try:
         while True:
             d = s.recv(65536)
@@ -87,6 +110,8 @@ def raw_exchange(srv, data, timeout=10):
             buf += d
     except socket.timeout:
         pass
+    except ConnectionResetError:
+        closed = True
     s.close()
     status = int(buf.split(b" ", 2)[1]) if buf.startswith(b"HTTP/") else 0
     return status, buf, closed
@@ -120,6 +145,8 @@ def raw_request(gw, method, path, headers, body=b""):
     conn.putrequest(method, path, skip_accept_encoding=True)
     for k, v in headers.items():
         conn.putheader(k, v)
+    if body:
+        conn.putheader("Content-Length", str(len(body)))
     conn.endheaders(body)
     r = conn.getresponse()
     data = r.read()
@@ -193,6 +220,225 @@ def rdma_response_headers(gw, store, c):
         store.answer_headers = {}
 
 
+def sign_q(url, method, path, query, ak, sk, headers, payload_hash,
+           send_hash=True):
+    """SigV4 with a query string (sorted name=value, already encoded)."""
+    amz = datetime.datetime.utcnow().strftime("%Y%m%dT%H%M%SZ")
+    headers["x-amz-date"] = amz
+    if send_hash:
+        headers["x-amz-content-sha256"] = payload_hash
+    h = {k.lower(): v.strip() for k, v in headers.items()}
+    h["host"] = url[len("http://"):]
+    names = sorted(h)
+    canon = "\n".join([method, path, query,
+                       "".join("%s:%s\n" % (n, h[n]) for n in names),
+                       ";".join(names), payload_hash])
+    scope = "%s/us-east-1/s3/aws4_request" % amz[:8]
+    sts = "\n".join(["AWS4-HMAC-SHA256", amz, scope,
+                     hashlib.sha256(canon.encode()).hexdigest()])
+    k = ("AWS4" + sk).encode()
+    for part in (amz[:8], "us-east-1", "s3", "aws4_request"):
+        k = hmac.new(k, part.encode(), hashlib.sha256).digest()
+    sig = hmac.new(k, sts.encode(), hashlib.sha256).hexdigest()
+    headers["Authorization"] = (
+        "AWS4-HMAC-SHA256 Credential=%s/%s, SignedHeaders=%s, Signature=%s"
+        % (ak, scope, ";".join(names), sig))
+    return headers
+
+
+def token_on_delete_objects(be, c):
+    """S-1: DeleteObjects signed over the empty payload (no declared hash:
+    deferred), with an x-amz-rdma-token header and an unsigned body."""
+    s3 = tb.client(be.url, BK, BS)
+    s3.create_bucket(Bucket="sone")
+    s3.put_object(Bucket="sone", Key="victim", Body=b"x")
+    body = (b'<Delete><Object><Key>victim</Key></Object></Delete>')
+    md5 = base64.b64encode(hashlib.md5(body).digest()).decode()
+    h = {"x-amz-rdma-token": "00", "Content-MD5": md5}
+    sign_q(be.url, "POST", "/sone", "delete=", BK, BS, h, EMPTY,
+           send_hash=False)
+    status, _, data = raw_request(be, "POST", "/sone?delete", h, body)
+    c.eq(status, 403, "an unsigned DeleteObjects body under a token header "
+         "(%r)" % data[:200])
+    c.eq(s3.get_object(Bucket="sone", Key="victim")["Body"].read(), b"x",
+         "the object is still there")
+
+
+def token_get_declared_hash(gw, c):
+    """A token GET declares the SHA-256 of a body it does not have: 400 as
+    from hipobj-test-server, before anything else (RDMA or not)."""
+    h = {"x-amz-rdma-token": "00"}
+    sign("GET", gw.url, "/guard/k", tb.AK, tb.SK, h,
+         hashlib.sha256(b"x").hexdigest())
+    status, _, data = raw_request(gw, "GET", "/guard/k", h)
+    c.eq(status, 400, "a token GET with a declared non-empty SHA-256 "
+         "(%r)" % data[:160])
+    c.ok(b"XAmzContentSHA256Mismatch" in data, "its code")
+
+
+def local_address():
+    """A non-loopback address of this host, or None."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))  # no packet is sent
+        a = s.getsockname()[0]
+        return None if a.startswith("127.") else a
+    except OSError:
+        return None
+    finally:
+        s.close()
+
+
+def get_from(url_host, port, path, source=None):
+    import http.client
+    conn = http.client.HTTPConnection(url_host, port, timeout=10,
+                                      source_address=(source, 0)
+                                      if source else None)
+    conn.request("GET", path)
+    r = conn.getresponse()
+    r.read()
+    conn.close()
+    return r.status
+
+
+def stats_for_whom(gateway_bin, store, c):
+    """GW-5: /_hipobj/stats only from the gateway's own host."""
+    addr = local_address()
+    for public in (False, True):
+        extra = ["--public-stats"] if public else []
+        with Server(gateway_bin, "--backend", store.url, "--access-key",
+                    tb.AK, "--secret-key", tb.SK, "--no-rdma", "--listen",
+                    "0.0.0.0:0", *extra) as g:
+            c.eq(get_from("127.0.0.1", g.port, "/_hipobj/stats"), 200,
+                 "stats from loopback")
+            if addr is None:
+                print("note: no non-loopback address on this host: the "
+                      "stats refusal from another address is untested")
+                continue
+            c.eq(get_from(addr, g.port, "/_hipobj/stats", addr),
+                 200 if public else 403,
+                 "stats from %s (--public-stats %s)" % (addr, public))
+            c.eq(get_from(addr, g.port, "/_hipobj/health", addr), 200,
+                 "health from anywhere")
+
+
+def per_address_default(gateway_bin, store, c):
+    """GW-6: --max-connections 16 leaves two per address by default."""
+    with Server(gateway_bin, "--backend", store.url, "--access-key", tb.AK,
+                "--secret-key", tb.SK, "--no-rdma", "--max-connections",
+                "16") as g:
+        held = [socket.create_connection((g.host, g.port), 5)
+                for _ in range(2)]
+        for s in held:
+            s.sendall(b"GET /_hipobj/health HTTP/1.1\r\nHost: h\r\n\r\n")
+            c.ok(s.recv(4096).startswith(b"HTTP/1.1 200"), "one of two")
+        status, buf, closed = raw_exchange(
+            g, b"GET /_hipobj/health HTTP/1.1\r\nHost: h\r\n\r\n")
+        c.ok(status == 0 and closed,
+             "a third connection from one address is refused (%r)" % buf)
+        for s in held:
+            s.close()
+
+
+def head_deadline(binary, args, who, c):
+    """GW-6: a head that trickles in (a header line every 0.4 s, never
+    idle) is cut at --header-timeout 2."""
+    import time
+    with Server(binary, *args, "--header-timeout", "2",
+                "--idle-timeout", "60") as srv:
+        s = socket.create_connection((srv.host, srv.port), 10)
+        s.sendall(b"GET /_hipobj/health HTTP/1.1\r\nHost: h\r\n")
+        t0 = time.time()
+        cut = False
+        try:
+            for i in range(25):
+                s.sendall(b"X-Slow-%d: 1\r\n" % i)
+                time.sleep(0.4)
+        except OSError:
+            cut = True
+        took = time.time() - t0
+        s.close()
+        c.ok(cut and took < 6, "%s: a trickled head cut after %.1f s" %
+             (who, took))
+        c.eq(get_from(srv.host, srv.port, "/_hipobj/health"), 200,
+             "%s: still serves" % who)
+
+
+def creds_file(text):
+    fd, path = tempfile.mkstemp(prefix="hipobj-gw-sec-")
+    os.write(fd, text.encode())
+    os.close(fd)
+    os.chmod(path, 0o600)
+    return path
+
+
+def refused(binary, args, what, c):
+    s = Server(binary, *args)
+    try:
+        s.start(timeout=10)
+        s.stop()
+        c.ok(False, "%s: refused" % what)
+    except Failure as e:
+        c.ok(what in str(e), "refused: %s" % e)
+
+
+def users_apart(server_bin, gateway_bin, store, c):
+    """GW-2: each user its own store identity."""
+    both = creds_file("ALICE alice-secret SA sa-secret\n"
+                      "BOB bob-secret SB sb-secret\n")
+    shared = creds_file("ALICE alice-secret\nBOB bob-secret\n")
+    store_users = creds_file("SA sa-secret\nSB sb-secret\n")
+    try:
+        refused(gateway_bin, ["--backend", store.url, "--backend-access-key",
+                              BK, "--backend-secret-key", BS,
+                              "--credentials", shared, "--no-rdma"],
+                "--shared-store-identity", c)
+        with Server(gateway_bin, "--backend", store.url,
+                    "--backend-access-key", BK, "--backend-secret-key", BS,
+                    "--credentials", shared, "--shared-store-identity",
+                    "--no-rdma"):
+            c.ok(True, "sharing said explicitly: accepted")
+        # which identity the store sees
+        with Server(gateway_bin, "--backend", store.url, "--credentials",
+                    both, "--no-rdma") as g:
+            for ak, sk, want in (("ALICE", "alice-secret", "SA"),
+                                 ("BOB", "bob-secret", "SB")):
+                h = {}
+                sign("GET", g.url, "/guard/k", ak, sk, h, EMPTY)
+                status, _, _ = raw_request(g, "GET", "/guard/k", h)
+                c.eq(status, 200, "%s through the gateway" % ak)
+                auth = store.last_headers().get("authorization", "")
+                c.ok("Credential=%s/" % want in auth,
+                     "%s reaches the store as %s (%s)" % (ak, want,
+                                                         auth[:60]))
+        # a store that checks the signatures: each user's own secret signs
+        refused(server_bin, ["--credentials", store_users, "--no-rdma"],
+                "--shared-buckets", c)
+        bad = creds_file("SA sa-secret SX sx\n")
+        try:
+            refused(server_bin, ["--credentials", bad, "--no-rdma"],
+                    "hipobj-gateway", c)
+        finally:
+            os.unlink(bad)
+        with Server(server_bin, "--credentials", store_users,
+                    "--shared-buckets", "--no-rdma") as be, \
+                Server(gateway_bin, "--backend", be.url, "--credentials",
+                       both, "--no-rdma") as g:
+            tb.client(be.url, "SA", "sa-secret").create_bucket(Bucket="apart")
+            for ak, sk in (("ALICE", "alice-secret"), ("BOB", "bob-secret")):
+                s3 = tb.client(g.url, ak, sk)
+                s3.put_object(Bucket="apart", Key=ak, Body=ak.encode())
+                c.eq(s3.get_object(Bucket="apart", Key=ak)["Body"].read(),
+                     ak.encode(), "%s: stored and read back through a "
+                     "store that checks its identity's signature" % ak)
+            code, status, _ = tb.error_of(
+                tb.client(g.url, "ALICE", "bob-secret").list_buckets)
+            c.eq(status, 403, "one user's secret does not sign for another")
+    finally:
+        for p in (both, shared, store_users):
+            os.unlink(p)
+
+
 def run(server_bin, gateway_bin, c):
     store = Store()
     be = gw = None
@@ -200,6 +446,7 @@ def run(server_bin, gateway_bin, c):
         be = Server(server_bin, "--access-key", BK, "--secret-key", BS,
                     "--no-rdma").start()
         not_tokens(be, "hipobj-test-server", c)
+        token_on_delete_objects(be, c)
         gw = Server(gateway_bin, "--backend", store.url,
                     "--backend-access-key", BK, "--backend-secret-key", BS,
                     "--access-key", tb.AK, "--secret-key", tb.SK,
@@ -208,6 +455,14 @@ def run(server_bin, gateway_bin, c):
         allow_list(gw, store, c)
         too_many(gw, store, c)
         rdma_response_headers(gw, store, c)
+        token_get_declared_hash(gw, c)
+        stats_for_whom(gateway_bin, store, c)
+        users_apart(server_bin, gateway_bin, store, c)
+        per_address_default(gateway_bin, store, c)
+        head_deadline(server_bin, ["--no-rdma"], "hipobj-test-server", c)
+        head_deadline(gateway_bin, ["--backend", store.url, "--access-key",
+                                    tb.AK, "--secret-key", tb.SK,
+                                    "--no-rdma"], "hipobj-gateway", c)
         c.eq(gw.stop(), 0, "gateway: clean exit")
         c.eq(be.stop(), 0, "server: clean exit")
     finally:

@@ -7,12 +7,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "fakes/fake_gpu.h"
+#include "fakes/fake_sysfs.h"
 #include "fakes/sim_peer.h"
 #include "fakes/world.h"
 #include "hipobj.h"
@@ -135,6 +137,95 @@ static void what_init_chose(void **state)
   ho_instance_put(inst);
   assert_true(info.port >= 1);
   assert_true(info.gidType != hipObjGidUnknown);
+  /* The GPU's place in the PCI tree is not known: one rail, that NIC. */
+  assert_int_equal(info.railCount, 1);
+  assert_int_equal(info.railsInUse, 1);
+  assert_int_equal(info.railNear, 0);
+  assert_int_equal(info.railPathClass, hipObjPathUnknown);
+  assert_string_equal(info.rails[0].name, WORLD_SERVER_NIC);
+  assert_string_equal(info.rails[0].busId, WORLD_SERVER_BUS);
+  assert_int_equal(info.rails[0].why, hipObjRailClosestBusId);
+  assert_int_equal(info.rails[0].numaNode, 0);
+}
+
+struct warned {
+  int count;
+  char last[512];
+};
+
+static void on_warning(void *ctx, hipObjLogLevel_t level, const char *message)
+{
+  struct warned *w = ctx;
+  if (level != hipObjLogWarning)
+    return;
+  w->count++;
+  snprintf(w->last, sizeof w->last, "%s", message);
+}
+
+/* With the GPU in the tree, both NICs are through its root complex at
+ * links of unknown (equal) speed: two rails, by bus id; the first is the
+ * NIC init opens. HIPOBJ_MAX_RAILS 1 keeps one. */
+static void rails_from_the_tree(void **state)
+{
+  struct fixture *f = *state;
+  hipObjInfo_t info;
+  assert_int_equal(hipObjBufDeregister(f->buf).opError, hipObjSuccess);
+  assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
+  fake_gpu_set_bus_id(0, "0000:c5:00.0");
+  assert_int_equal(ho_fake_sysfs_add_pci(&f->w.fs,
+                                         "pci0000:00/0000:00:03.0/0000:c5:00.0",
+                                         0x10de, 0x030200, 0),
+                   0);
+  assert_int_equal(world_init_gpu(&f->w, NULL, 0), hipObjSuccess);
+  assert_int_equal(info_of(&info), hipObjSuccess);
+  assert_int_equal(info.railCount, 2);
+  assert_int_equal(info.railsInUse, 1);
+  assert_int_equal(info.railNear, 2);
+  assert_int_equal(info.railGpus, 1);
+  assert_int_equal(info.railGpuIndex, 0);
+  assert_int_equal(info.railPathClass, hipObjPathRootPort);
+  assert_string_equal(info.rails[0].name, WORLD_CLIENT_NIC);
+  assert_string_equal(info.rails[1].name, WORLD_SERVER_NIC);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(info.rails[i].why, hipObjRailNearGpu);
+    assert_int_equal(info.rails[i].pathClass, hipObjPathRootPort);
+    assert_int_equal(info.rails[i].rateMbps, 0);
+  }
+  assert_string_equal(info.rails[2].name, ""); /* filled with zeros */
+  assert_string_equal(info.nicName, WORLD_CLIENT_NIC);
+  assert_int_equal(info.nicChoice, hipObjNicChoiceClosestToGpu);
+  assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
+
+  f->w.opts.max_rails = 1;
+  assert_int_equal(world_init_gpu(&f->w, NULL, 0), hipObjSuccess);
+  assert_int_equal(info_of(&info), hipObjSuccess);
+  assert_int_equal(info.railCount, 1);
+  assert_int_equal(info.railNear, 2);
+  assert_string_equal(info.rails[0].name, WORLD_CLIENT_NIC);
+  assert_string_equal(info.rails[1].name, "");
+  f->w.opts.max_rails = 0;
+  assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
+
+  /* A GPU on the other socket: its rails cross there, and init says so
+   * once. */
+  struct warned w = {0, ""};
+  fake_gpu_set_bus_id(0, "0000:85:00.0");
+  assert_int_equal(ho_fake_sysfs_add_pci(&f->w.fs,
+                                         "pci0000:80/0000:80:01.0/0000:85:00.0",
+                                         0x10de, 0x030200, 1),
+                   0);
+  assert_int_equal(hipObjSetLogCallback(on_warning, &w).opError,
+                   hipObjSuccess);
+  assert_int_equal(world_init_gpu(&f->w, NULL, 0), hipObjSuccess);
+  assert_int_equal(hipObjSetLogCallback(NULL, NULL).opError, hipObjSuccess);
+  assert_int_equal(info_of(&info), hipObjSuccess);
+  assert_int_equal(info.railPathClass, hipObjPathOther);
+  assert_int_equal(info.rails[0].pathClass, hipObjPathOther);
+  assert_int_equal(w.count, 1);
+  assert_non_null(strstr(w.last, "GPU 0000:85:00.0 has no NIC on its NUMA "
+                                  "node"));
+  assert_int_equal(hipObjBufRegisterHost(f->buf, OBJ_SIZE).opError,
+                   hipObjSuccess);
 }
 
 static hipObjOpError_t xfer(struct fixture *f, int op, size_t n,
@@ -254,6 +345,7 @@ int main(void)
       cmocka_unit_test(size_rule),
       cmocka_unit_test_setup_teardown(what_init_chose, setup, teardown),
       cmocka_unit_test_setup_teardown(counters_match_what_moved, setup, teardown),
+      cmocka_unit_test_setup_teardown(rails_from_the_tree, setup, teardown),
       cmocka_unit_test_setup_teardown(why_this_nic, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,6 +110,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->stage_timeout_ms, 30000);
   assert_int_equal(o->transfer_timeout_ms, 5000);
   assert_int_equal(o->max_connections, 0); /* twice max_transfers */
+  assert_int_equal(o->max_rails, 0);       /* the rails rule's count */
   assert_int_equal(o->idle_timeout_ms, 30000);
   assert_int_equal(o->wait_timeout_ms, 10000);
   assert_int_equal(o->retries, 3);
@@ -143,7 +144,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 14); /* each variable read once */
+  assert_int_equal(e.lookups, 15); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -292,6 +293,19 @@ static void test_stall_timeout(void **state)
   static const char *const bad[] = {"86400001", "2s"};
   check_int_invalid("HIPOBJ_STALL_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
                     "using 1000");
+}
+
+static void test_max_rails(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {{"1", 1}, {"2", 2}, {"16", 16}};
+  check_int_valid("HIPOBJ_MAX_RAILS", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, max_rails));
+  static const char *const bad[] = {"0", "17", "4294967296"};
+  check_int_invalid("HIPOBJ_MAX_RAILS", bad, sizeof bad / sizeof bad[0],
+                    "using 0");
+  check_int_invalid("HIPOBJ_MAX_RAILS", hostile_ints,
+                    sizeof hostile_ints / sizeof hostile_ints[0], "using 0");
 }
 
 /* An invalid value keeps what the struct held, and says so. */
@@ -535,6 +549,7 @@ int main(void)
       cmocka_unit_test(test_wait_timeout),
       cmocka_unit_test(test_retries),
       cmocka_unit_test(test_stall_timeout),
+      cmocka_unit_test(test_max_rails),
       cmocka_unit_test(test_scoped_tokens),
       cmocka_unit_test(test_invalid_keeps_current_value),
       cmocka_unit_test(test_empty_is_unset),

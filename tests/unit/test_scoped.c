@@ -286,6 +286,84 @@ static void hostile_no_final(void **state)
   assert_int_equal(fake_mw_bound_count(WORLD_CLIENT_NIC), 0);
 }
 
+/* ---- the hostile server against PUTs (R-1) ----------------------------- */
+
+static hipObjOpError_t hput(struct fixture *f, enum attack a)
+{
+  return hostile_put(&f->h, f->buf, XFER, OFF, a);
+}
+
+/* The client's buffer: the payload in [OFF, OFF + XFER), 0xee around. */
+static void fill_put_source(struct fixture *f)
+{
+  memset(f->buf, 0xee, BUF_SIZE);
+  for (unsigned i = 0; i < XFER; i++)
+    f->buf[OFF + i] = (uint8_t)(i * 3 + 5);
+}
+
+static void put_source_untouched(const struct fixture *f)
+{
+  outside_untouched(f);
+  for (unsigned i = 0; i < XFER; i++)
+    assert_int_equal(f->buf[OFF + i], (uint8_t)(i * 3 + 5));
+}
+
+/* With windows every attack on a PUT is refused by the NIC. */
+static void hostile_put_refused(void **state)
+{
+  struct fixture *f = *state;
+  const enum attack as[] = {A_PUT_LONGER, A_PUT_SHIFT, A_PUT_WRITE};
+  for (unsigned k = 0; k < 3; k++) {
+    fill_put_source(f);
+    uint64_t denied = stats(WORLD_CLIENT_NIC).remote_access_errors;
+    hput(f, as[k]);
+    assert_int_equal(f->h.attack_status, IBV_WC_REM_ACCESS_ERR);
+    assert_true(stats(WORLD_CLIENT_NIC).remote_access_errors > denied);
+    put_source_untouched(f);
+    assert_int_equal(fake_mw_bound_count(WORLD_CLIENT_NIC), 0);
+  }
+  fill_put_source(f);
+  assert_int_equal(hput(f, A_PUT_AFTER_FINAL), hipObjSuccess);
+  assert_int_equal(f->h.attack_status, IBV_WC_SUCCESS);
+  assert_memory_equal(f->h.mem, f->buf + OFF, XFER);
+  assert_int_equal(f->h.late_status, IBV_WC_REM_ACCESS_ERR);
+}
+
+/* Without windows (the fallback) the QP grants only the transfer's
+ * direction while it runs, and nothing between transfers: a write into a
+ * PUT's buffer, a read during a GET, and anything after the transfer
+ * returned are refused by the NIC. What stays exposed is the registered
+ * buffer in the transfer's direction (docs/memory-windows.md). */
+static void fallback_grants_one_direction(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(token_scope(), hipObjTokenScopeBuffer);
+  fill_put_source(f);
+  assert_int_equal(hput(f, A_NONE), hipObjSuccess);
+  assert_memory_equal(f->h.mem, f->buf + OFF, XFER);
+  fill_put_source(f);
+  hput(f, A_PUT_WRITE);
+  assert_int_equal(f->h.attack_status, IBV_WC_REM_ACCESS_ERR);
+  put_source_untouched(f);
+  fill_put_source(f);
+  assert_int_equal(hput(f, A_PUT_AFTER_FINAL), hipObjSuccess);
+  assert_int_equal(f->h.late_status, IBV_WC_REM_ACCESS_ERR);
+  memset(f->buf, 0xee, BUF_SIZE);
+  hget(f, A_AS_PUT, false);
+  assert_int_equal(f->h.attack_status, IBV_WC_REM_ACCESS_ERR);
+  memset(f->buf, 0xee, BUF_SIZE);
+  assert_int_equal(hget(f, A_AFTER_FINAL, true), hipObjSuccess);
+  assert_int_equal(f->h.late_status, IBV_WC_REM_ACCESS_ERR);
+  for (unsigned i = 0; i < XFER; i++)
+    assert_int_equal(f->buf[OFF + i], (uint8_t)(i * 7 + 1));
+  /* the documented exposure: the buffer around the range, in the
+   * transfer's direction, while it runs */
+  fill_put_source(f);
+  assert_int_equal(hput(f, A_PUT_SHIFT), hipObjSuccess);
+  assert_int_equal(f->h.attack_status, IBV_WC_SUCCESS);
+  assert_int_equal(f->h.mem[0], 0xee); /* read from before the range */
+}
+
 /* ---- the hostile server, without windows: the protocol's checks ---------- */
 
 static void mr_protocol_checks(void **state)
@@ -357,6 +435,10 @@ int main(void)
       cmocka_unit_test_setup_teardown(hostile_no_final, setup_windows, teardown),
       cmocka_unit_test_setup_teardown(mr_protocol_checks, setup_mr, teardown),
       cmocka_unit_test_setup_teardown(fallback_without_windows, setup_no_windows, teardown),
+      cmocka_unit_test_setup_teardown(hostile_put_refused, setup_windows, teardown),
+      cmocka_unit_test_setup_teardown(fallback_grants_one_direction, setup_no_windows,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(fallback_grants_one_direction, setup_mr, teardown),
       cmocka_unit_test(require_scoped_refuses_fallback),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

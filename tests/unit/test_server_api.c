@@ -16,11 +16,13 @@
  * (transfers, idle connections); the statistics and their size-first
  * copy; several NICs, with a client's next transfer routed to the NIC
  * that keeps its connection. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -887,6 +889,187 @@ static void several_nics(void **state)
   f->srv = mine;
 }
 
+
+/* ---- the library against its callers' races (issue #20, SAPI-1..4) ----------- */
+
+static hipObjServer_t *two_nic_server(struct fixture *f)
+{
+  static const char *const two[] = {"fake_srv1", WORLD_SERVER_NIC};
+  assert_int_equal(world_add_nic(&f->w, "fake_srv1", "0000:c2:00.0"), 0);
+  hipObjServerConfig_t c = config();
+  c.nics = two;
+  c.nicCount = 2;
+  hipObjServer_t *s = NULL;
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &s), hipObjServerSuccess);
+  return s;
+}
+
+/* SAPI-1: a Deregister that failed on one NIC leaves the others' MRs
+ * deregistered; Close must not deregister them again. */
+static void partly_failed_deregister(void **state)
+{
+  struct fixture *f = *state;
+  hipObjServer_t *s = two_nic_server(f);
+  hipObjServerMem_t *m = NULL;
+  assert_int_equal(hipObjServerAlloc(s, 8192, &m), hipObjServerSuccess);
+  unsigned long before = fake_verb_calls("dereg_mr");
+  assert_int_equal(fake_verb_fail("dereg_mr", 1, 1, EIO), 0);
+  assert_int_equal(hipObjServerDeregister(m), hipObjServerRdmaError);
+  assert_int_equal(fake_verb_calls("dereg_mr") - before, 2);
+  /* gone from use: a transfer cannot name it any more */
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 4096);
+  q.r.read = NULL;
+  q.r.mem = m;
+  hipObjServer_t *mine = f->srv;
+  f->srv = s;
+  assert_int_equal(start_token(&q, "00"), hipObjServerInvalidValue);
+  f->srv = mine;
+  /* again: only the MR left is deregistered, once */
+  assert_int_equal(hipObjServerDeregister(m), hipObjServerSuccess);
+  assert_int_equal(fake_verb_calls("dereg_mr") - before, 3);
+  /* one left half-deregistered for Close: it frees the rest, once (ASan
+   * and the fake's lists see a second deregistration) */
+  assert_int_equal(hipObjServerAlloc(s, 8192, &m), hipObjServerSuccess);
+  assert_int_equal(fake_verb_fail("dereg_mr", 0, 1, EIO), 0);
+  assert_int_equal(hipObjServerDeregister(m), hipObjServerRdmaError);
+  hipObjServerClose(s);
+}
+
+/* SAPI-2: memory registered on another server has no keys here. */
+static void foreign_memory_refused(void **state)
+{
+  struct fixture *f = *state;
+  hipObjServer_t *other = two_nic_server(f);
+  hipObjServerMem_t *m = NULL;
+  assert_int_equal(hipObjServerAlloc(f->srv, 8192, &m), hipObjServerSuccess);
+  hipObjServerMem_t *m2 = NULL;
+  assert_int_equal(hipObjServerAlloc(other, 8192, &m2), hipObjServerSuccess);
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  struct req q;
+  req_init(&q, f, hipObjServerOpGet, 4096);
+  q.r.read = NULL;
+  q.r.mem = m2; /* the other server's, with two lkeys */
+  assert_int_equal(start_token(&q, tok), hipObjServerInvalidValue);
+  hipObjServer_t *mine = f->srv;
+  f->srv = other;
+  q.r.mem = m; /* one lkey, for a server of two NICs */
+  assert_int_equal(start_token(&q, tok), hipObjServerInvalidValue);
+  f->srv = mine;
+  hipObjPutRdmaToken(tok);
+  assert_int_equal(hipObjServerDeregister(m), hipObjServerSuccess);
+  hipObjServerClose(other);
+}
+
+struct race {
+  struct fixture *f;
+  hipObjServer_t *srv;
+  hipObjServerMem_t *mem;
+  const char *token;
+  hipObjServerStatus_t started;
+  hipObjServerTransfer_t *xfer;
+  unsigned calls;
+};
+
+/* At the hook's point, another thread's hipObjServerStart() runs. */
+static void start_at_hook(void *arg, enum ho_server_point p, void *obj)
+{
+  struct race *r = arg;
+  (void)p;
+  (void)obj;
+  if (r->calls++)
+    return;
+  struct req q;
+  req_init(&q, r->f, hipObjServerOpGet, 4096);
+  q.r.read = r->mem ? NULL : src_read;
+  q.r.mem = r->mem;
+  q.r.token = r->token;
+  q.r.tokenLength = strlen(r->token);
+  q.r.done = NULL;
+  r->started = hipObjServerStart(r->srv, &q.r, &q.reply, &r->xfer);
+}
+
+/* SAPI-3: a Start between Deregister's check and its freeing finds the
+ * memory going, never a use of freed memory. */
+static void deregister_races_start(void **state)
+{
+  struct fixture *f = *state;
+  hipObjServerMem_t *m = NULL;
+  assert_int_equal(hipObjServerAlloc(f->srv, 8192, &m), hipObjServerSuccess);
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  struct race r = {.f = f, .srv = f->srv, .mem = m, .token = tok};
+  ho_server_set_hook(f->srv, start_at_hook, &r);
+  hipObjServerStatus_t st = hipObjServerDeregister(m);
+  ho_server_set_hook(f->srv, NULL, NULL);
+  assert_int_equal(r.calls, 1);
+  assert_int_equal(st, hipObjServerSuccess);
+  assert_int_equal(r.started, hipObjServerInvalidValue);
+  assert_null(r.xfer);
+  hipObjPutRdmaToken(tok);
+}
+
+/* SAPI-4: a Start once Close has begun (a done callback's, say) is
+ * refused: Close never frees what a new transfer would use. */
+static void close_races_start(void **state)
+{
+  struct fixture *f = *state;
+  char *tok = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  struct race r = {.f = f, .srv = f->srv, .token = tok};
+  ho_server_set_hook(f->srv, start_at_hook, &r);
+  hipObjServerClose(f->srv);
+  f->srv = NULL;
+  assert_int_equal(r.calls, 1);
+  assert_int_equal(r.started, hipObjServerBusy);
+  assert_null(r.xfer);
+  hipObjPutRdmaToken(tok);
+}
+
+/* S-2: a replayed token rides the client's kept connection (the token
+ * proposes it) and waits there for a ready message that never comes; the
+ * client's next proposal of that connection cancels it at once instead of
+ * waiting for it (about 2 s before). */
+static char replayed[HO_TOKEN_HEX + 1];
+
+static int ops_send_keep(void *ctx, const char *token, size_t len)
+{
+  snprintf(replayed, sizeof replayed, "%.*s", (int)len, token);
+  return ops_send(ctx, token, len);
+}
+
+static const hipObjOps_t ops_keep = {ops_send_keep, ops_recv};
+
+static void replay_on_kept_connection(void **state)
+{
+  struct fixture *f = *state; /* readyTimeoutMs 5000 */
+  struct req q;
+  for (int i = 0; i < 2; i++) { /* the second proposes the kept one */
+    req_init(&q, f, hipObjServerOpGet, 5000);
+    assert_int_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops_keep, &q).opError,
+                     hipObjSuccess);
+    req_end(&q);
+  }
+  assert_int_equal(stats(f).connReused, 1);
+  struct req rp; /* the replay: no ready will come */
+  req_init(&rp, f, hipObjServerOpGet, 5000);
+  assert_int_equal(start_token(&rp, replayed), hipObjServerSuccess);
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  req_init(&q, f, hipObjServerOpGet, 5000);
+  memset(f->buf, 0, 5000);
+  assert_int_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops_keep, &q).opError,
+                   hipObjSuccess);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  req_end(&q);
+  double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 +
+              (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+  assert_memory_equal(f->buf, f->object, 5000);
+  req_end(&rp);
+  assert_int_not_equal(rp.done_status, hipObjServerSuccess);
+  if (ms >= 700)
+    fail_msg("the client's next transfer waited %.0f ms behind a replay",
+             ms);
+}
+
 static int setup_one_transfer(void **state)
 {
   hipObjServerConfig_t c = config();
@@ -906,6 +1089,13 @@ static int setup_quick(void **state)
 {
   hipObjServerConfig_t c = config();
   c.readyTimeoutMs = 50;
+  return setup_with(state, &c);
+}
+
+static int setup_slow_ready(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.readyTimeoutMs = 5000;
   return setup_with(state, &c);
 }
 
@@ -944,6 +1134,16 @@ int main(void)
                                       teardown),
       cmocka_unit_test_setup_teardown(stats_size_first, setup, teardown),
       cmocka_unit_test_setup_teardown(several_nics, setup, teardown),
+      cmocka_unit_test_setup_teardown(partly_failed_deregister, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(foreign_memory_refused, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(deregister_races_start, setup_quick,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(close_races_start, setup_quick,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(replay_on_kept_connection,
+                                      setup_slow_ready, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,17 @@ elif [ $? -eq 77 ]; then
 else
   echo "$out"; exit 1
 fi
+# The Go bridge's VM test binary for cases/t50_go_minio.sh, when the host
+# has Go and minio-go (scripts/deps.sh); without them the case skips.
+gofile=()
+if command -v go >/dev/null && [ -d /usr/share/gocode/src/github.com/minio/minio-go/v7 ] &&
+   (ho_root=$root ho_build=$build; . "$root/integrations/go/env.sh" &&
+    cd "$ho_gopkg" && go test -c -tags hipobj_vm -o "$build/hipobj-go-vmtest" ./miniordma) \
+     >"$build/go-vmtest.log" 2>&1; then
+  gofile=(--file "$build/hipobj-go-vmtest:bin/hipobj-go-vmtest")
+else
+  echo "run-lane: no Go VM test binary (see $build/go-vmtest.log): t50 skips"
+fi
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=("$root"/tests/vm/cases/*.sh "$root"/tools/hipobj/tests/vm/t*.sh)
 exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 900 --timeout 3000 \
@@ -44,5 +55,5 @@ exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 900 --timeout 3000 \
   --file "$root/tests/vm/lib.sh:lib.sh" \
   --file "$root/tests/vm/faults.sh:faults.sh" \
   --file "$root/tools/hipobj/tests/vm/vmlib.sh:vmlib.sh" \
-  "${py[@]}" \
+  "${py[@]}" "${gofile[@]}" \
   "${cases[@]}"

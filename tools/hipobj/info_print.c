@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "info_print.h"
 
+#include <stddef.h>
 #include <string.h>
 
 void tool_gid_text(const uint8_t raw[16], char *out, size_t cap)
@@ -21,10 +22,18 @@ void tool_gid_text(const uint8_t raw[16], char *out, size_t cap)
   }
 }
 
+/* Whether the library that filled the struct wrote the rails. */
+static int has_rails(const hipObjInfo_t *i)
+{
+  return i->size >= offsetof(hipObjInfo_t, rails) + sizeof i->rails;
+}
+
 const char *tool_nic_reason(const hipObjInfo_t *info)
 {
   switch (info->nicChoice) {
   case hipObjNicChoiceClosestToGpu:
+    if (has_rails(info) && info->railNear > 0)
+      return "the first rail of the GPU's near set (see rails)";
     return "the active NIC closest to the GPU by PCI bus id";
   case hipObjNicChoiceHint:
     return "the first name of the NIC hint (no GPU bus id to compare)";
@@ -80,6 +89,70 @@ static void print_reg_modes(FILE *out, uint32_t m)
                             HIPOBJ_REG_STAGED) ? " tried in this order" : "");
 }
 
+const char *tool_path_class_name(int32_t c)
+{
+  switch (c) {
+  case hipObjPathSameSwitch:
+    return "same PCIe switch";
+  case hipObjPathSwitches:
+    return "through PCIe switches";
+  case hipObjPathRootPort:
+    return "through the root complex";
+  case hipObjPathNumaNode:
+    return "same NUMA node";
+  case hipObjPathOther:
+    return "another NUMA node";
+  default:
+    return "place unknown";
+  }
+}
+
+static const char *rail_why(int32_t w)
+{
+  switch (w) {
+  case hipObjRailNearGpu:
+    return "near the GPU";
+  case hipObjRailNumaLocal:
+    return "on this CPU's NUMA node";
+  case hipObjRailHint:
+    return "named by the hint";
+  case hipObjRailClosestBusId:
+    return "closest by bus id (PCI tree unknown)";
+  case hipObjRailFirstActive:
+    return "the first active device";
+  default:
+    return "unknown";
+  }
+}
+
+static void print_rails(FILE *out, const hipObjInfo_t *i)
+{
+  if (!has_rails(i) || i->railCount == 0)
+    return;
+  fprintf(out, "  rails: %u", (unsigned)i->railCount);
+  if (i->railNear > 0 && i->gpuDevice >= 0)
+    fprintf(out, " of the GPU's %u nearest NICs (%s), shared by %u GPU%s, "
+                 "this one's index %u",
+            (unsigned)i->railNear, tool_path_class_name(i->railPathClass),
+            (unsigned)i->railGpus, i->railGpus == 1 ? "" : "s",
+            (unsigned)i->railGpuIndex);
+  else if (i->railNear > 0)
+    fprintf(out, " of %u NICs on this CPU's NUMA node",
+            (unsigned)i->railNear);
+  fprintf(out, "; carrying transfers: %u\n", (unsigned)i->railsInUse);
+  for (uint32_t r = 0; r < i->railCount && r < HIPOBJ_INFO_MAX_RAILS; r++) {
+    const hipObjRailInfo_t *x = &i->rails[r];
+    char rate[32];
+    if (x->rateMbps)
+      snprintf(rate, sizeof rate, "%u Gb/s", (unsigned)(x->rateMbps / 1000));
+    else
+      snprintf(rate, sizeof rate, "rate unknown");
+    fprintf(out, "    %s: PCI %s, NUMA %d, %s, %s: %s\n", x->name,
+            x->busId[0] ? x->busId : "- (virtual)", (int)x->numaNode,
+            tool_path_class_name(x->pathClass), rate, rail_why(x->why));
+  }
+}
+
 void tool_info_print(FILE *out, const hipObjInfo_t *i)
 {
   char gid[64];
@@ -92,6 +165,7 @@ void tool_info_print(FILE *out, const hipObjInfo_t *i)
   fprintf(out, "  NIC: %s, PCI %s, NUMA %d\n", i->nicName,
           i->nicBusId[0] ? i->nicBusId : "- (virtual)", (int)i->nicNumaNode);
   fprintf(out, "  why: %s\n", tool_nic_reason(i));
+  print_rails(out, i);
   tool_gid_text(i->gid, gid, sizeof gid);
   fprintf(out, "  port %u, GID %d %s (%s)\n", (unsigned)i->port,
           (int)i->gidIndex, gid, gid_type_name(i->gidType));

@@ -16,6 +16,8 @@
 void tool_gid_text(const uint8_t raw[16], char *out, size_t cap);
 /* Why the NIC was chosen, in words. */
 const char *tool_nic_reason(const hipObjInfo_t *info);
+/* A hipObjPathClass_t in words. */
+const char *tool_path_class_name(int32_t c);
 /* The lines of the Selection section, each indented by two spaces. */
 void tool_info_print(FILE *out, const hipObjInfo_t *info);
 

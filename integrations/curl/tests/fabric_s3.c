@@ -129,13 +129,16 @@ static bool send_all(int fd, const char *p, size_t n)
   return true;
 }
 
+/* Every answer has a Last-Modified (a fixed date), which minio-go's HEAD
+ * and GET require (the Go bridge's tests). */
 static bool respond(int fd, int status, const char *headers, const void *body,
                     size_t len, bool head)
 {
   char line[1024];
   int n = snprintf(line, sizeof line,
-                   "HTTP/1.1 %d X\r\nContent-Length: %zu\r\n%s\r\n", status,
-                   len, headers ? headers : "");
+                   "HTTP/1.1 %d X\r\nContent-Length: %zu\r\n"
+                   "Last-Modified: Thu, 01 Jan 2026 00:00:00 GMT\r\n%s\r\n",
+                   status, len, headers ? headers : "");
   return send_all(fd, line, (size_t)n) &&
          (head || !len || send_all(fd, body, len));
 }
@@ -445,6 +448,22 @@ static bool list_parts(struct fabric_s3 *f, int fd, const char *id)
   return ok;
 }
 
+/* A part's ETag in the request at p (after <ETag>) against the stored
+ * one ("\"hex\""): the quotes may be there, as entities (&quot; or
+ * &#34;, as Go's encoding/xml writes them) or absent, as S3 accepts. */
+static bool etag_is(const char *p, const char *stored)
+{
+  size_t n = strlen(stored) - 2;
+  static const char *const quotes[] = {"\"", "&quot;", "&#34;", ""};
+  for (size_t i = 0; i < sizeof quotes / sizeof quotes[0]; i++) {
+    size_t q = strlen(quotes[i]);
+    if (!strncmp(p, quotes[i], q) && !strncmp(p + q, stored + 1, n) &&
+        !strncmp(p + q + n, quotes[i], q) && p[q + n + q] == '<')
+      return true;
+  }
+  return false;
+}
+
 /* <Part><PartNumber>N</PartNumber><ETag>E</ETag></Part>...: every part
  * named with its ETag, in order, then the object. */
 static bool complete(struct fabric_s3 *f, int fd, struct request *r,
@@ -461,7 +480,7 @@ static bool complete(struct fabric_s3 *f, int fd, struct request *r,
     unsigned n = (unsigned)strtoul(p + 12, NULL, 10);
     const char *e = strstr(p, "<ETag>");
     ok = n == expect && n <= MAX_PARTS && e && u->parts[n].data &&
-         !strncmp(e + 6, u->parts[n].etag, strlen(u->parts[n].etag));
+         etag_is(e + 6, u->parts[n].etag);
     if (ok)
       total += u->parts[n].size;
   }
@@ -481,9 +500,14 @@ static bool complete(struct fabric_s3 *f, int fd, struct request *r,
   if (!ok)
     return respond_error(fd, 400, "InvalidPart");
   put_obj(f, path, data, total);
-  const char body[] = "<CompleteMultipartUploadResult><ETag>&quot;mp&quot;"
-                      "</ETag></CompleteMultipartUploadResult>";
-  return respond(fd, 200, NULL, body, sizeof body - 1, false);
+  /* With its Bucket, which minio-go requires to take it for a result. */
+  char body[640];
+  const char *b = path + 1, *slash = strchr(b, '/');
+  int n = snprintf(body, sizeof body, "<CompleteMultipartUploadResult>"
+                   "<Bucket>%.*s</Bucket><ETag>&quot;mp&quot;</ETag>"
+                   "</CompleteMultipartUploadResult>",
+                   slash ? (int)(slash - b) : 0, b);
+  return respond(fd, 200, NULL, body, (size_t)n, false);
 }
 
 static bool abort_upload(struct fabric_s3 *f, int fd, const char *id)

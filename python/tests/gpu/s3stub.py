@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: MIT
 """A plain-HTTP S3 stand-in for machines without hipobj-test-server (the
 H200 has no libmicrohttpd): path-style PUT, GET (with Range), HEAD and
-DELETE of objects in memory, NoSuchKey errors. No RDMA, no multipart, no
-signatures. It counts the payload bytes it sent and received."""
+DELETE of objects in memory, ListObjectsV2 (prefix only, one page),
+NoSuchKey errors. No RDMA, no multipart, no signatures. It counts the
+payload bytes it sent and received."""
 import hashlib
 import http.server
 import threading
+import urllib.parse
+from xml.sax.saxutils import escape
 
 
 class Store:
@@ -58,7 +61,24 @@ def handler(store):
         def do_HEAD(self):
             self.do_GET()
 
+        def _list(self):
+            bucket = self._path().strip("/")
+            q = urllib.parse.parse_qs(self.path.split("?", 1)[1])
+            prefix = "/%s/%s" % (bucket, q.get("prefix", [""])[0])
+            with store.lock:
+                keys = sorted((k, len(v)) for k, v in store.objects.items()
+                              if k.startswith(prefix))
+            body = "".join("<Contents><Key>%s</Key><Size>%d</Size></Contents>"
+                           % (escape(k[len(bucket) + 2:]), n)
+                           for k, n in keys)
+            body = ("<?xml version=\"1.0\"?><ListBucketResult><IsTruncated>"
+                    "false</IsTruncated>%s</ListBucketResult>" % body)
+            self._send(200, body.encode(), [("Content-Type",
+                                             "application/xml")])
+
         def do_GET(self):
+            if "list-type=2" in self.path:
+                return self._list()
             with store.lock:
                 data = store.objects.get(self._path())
             if data is None:

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "fakes/fake_gpu.h"
+#include "fakes/fake_sysfs.h"
 #include "fakes/world.h"
 #include "hipobj.h"
 #include "info_print.h"
@@ -66,6 +67,10 @@ static void printed_choice_is_the_query(void **state)
   expect_line("  NIC: %s, PCI %s, NUMA %d\n", info.nicName, info.nicBusId,
               info.nicNumaNode);
   expect_line("  why: the active NIC closest to the GPU by PCI bus id\n");
+  expect_line("  rails: 1; carrying transfers: 1\n");
+  expect_line("    %s: PCI %s, NUMA 0, place unknown, rate unknown: closest "
+              "by bus id (PCI tree unknown)\n",
+              info.nicName, info.nicBusId);
   assert_non_null(inet_ntop(AF_INET6, info.gid, gid, sizeof gid));
   assert_non_null(strstr(gid, "::ffff:")); /* the world's GID is IPv4-mapped */
   expect_line("  port %u, GID %d %s (RoCE v2)\n", info.port, info.gidIndex,
@@ -93,6 +98,19 @@ static void printed_choice_is_the_query(void **state)
   expect_line("  why: the first active RDMA device: no hint, and none closer "
               "to a GPU");
   expect_line("device memory: no GPU\n");
+  expect_line("    %s: PCI %s, NUMA 0, place unknown, rate unknown: the "
+              "first active device\n", WORLD_CLIENT_NIC, WORLD_CLIENT_BUS);
+  assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
+
+  /* Every CPU on node 0, where both NICs are: two NUMA-local rails. */
+  assert_int_equal(ho_fake_sysfs_set_node_cpus(&w.fs, 0, "0-1000000"), 0);
+  assert_int_equal(ho_init_with(&w.plat, &w.opts, &cfg, &native),
+                   hipObjSuccess);
+  query_and_print(&info);
+  expect_line("  rails: 2 of 2 NICs on this CPU's NUMA node; carrying "
+              "transfers: 1\n");
+  expect_line("    %s: PCI %s, NUMA 0, same NUMA node, rate unknown: on this "
+              "CPU's NUMA node\n", WORLD_SERVER_NIC, WORLD_SERVER_BUS);
   assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
   world_destroy(&w);
 }

@@ -3,7 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "s3_internal.h"
+#include "err.h"
+#include "buf.h"
 #include "xml.h"
 
 struct err_row {
@@ -132,6 +133,8 @@ static const struct err_row rows[HS_ERR__COUNT] = {
     [HS_ERR_UNAVAILABLE] = {503, "ServiceUnavailable",
                             "The storage behind this endpoint cannot be "
                             "reached; try again later."},
+    [HS_ERR_INVALID_TAG] = {400, "InvalidTag",
+                            "The tag provided was not a valid tag."},
 };
 
 static const struct err_row *row(enum hs_err err)
@@ -170,24 +173,4 @@ void hs_err_xml(struct hs_buf *b, enum hs_err err, const char *message,
   element(b, "Key", w->key, w->key_len);
   element(b, "Resource", w->resource, w->resource_len);
   hs_buf_printf(b, "<RequestId>%s</RequestId></Error>\n", w->request_id);
-}
-
-void hs_op_error(struct hs_op *op, enum hs_err err)
-{
-  hs_op_error_msg(op, err, NULL);
-}
-
-void hs_op_error_msg(struct hs_op *op, enum hs_err err, const char *message)
-{
-  struct hs_response *r = &op->resp;
-  const struct err_row *e = row(err);
-  hs_op_resp_reset(op);
-  r->status = e->status;
-  op->done = true;
-  if (e->status == 304 || op->method == HS_M_HEAD)
-    return; /* no body */
-  hs_resp_header(r, "Content-Type", "application/xml");
-  struct hs_err_where w = {op->bucket, op->key, op->key_len, op->path.p,
-                           op->path.len, op->request_id};
-  hs_err_xml(&r->body, err, message, &w);
 }
