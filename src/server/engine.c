@@ -715,6 +715,8 @@ static void account(struct worker *w, int status, bool timed_out,
     e->stats.timed_out++;
   if (status == HO_FINAL_BAD_COOKIE)
     e->stats.bad_cookie++;
+  if (status == HO_FINAL_RDMA_ERROR && !timed_out)
+    e->stats.rdma_failed++;
   ho_mutex_unlock(&e->mu);
 }
 
