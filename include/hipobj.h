@@ -83,6 +83,10 @@ typedef void *hipObjHandle_t;
  *   `reply`; *replyLen is the buffer's size (512) on entry and the number of
  *   bytes written on return. A response without the header is a failure:
  *   return non-zero. Return 0 on success.
+ * One hipObjGet()/hipObjPut() may call the pair more than once: an attempt
+ * that failed for a fabric reason is sent again with a new token
+ * (HIPOBJ_RETRIES, docs/protocol.md section 7); each sendRequest is a new
+ * S3 request.
  */
 typedef struct {
   int (*sendRequest)(void *ctx, const char *token, size_t tokenLen);
@@ -204,6 +208,10 @@ HIPOBJ_API hipObjError_t hipObjBufSync(void *devPtr, size_t size,
  * lease a connection, sendRequest(token), recvReply(reply), connect to the
  * server's QP named in the reply, exchange the ready and final messages of
  * docs/protocol.md, (staged buffers) copy to the device.
+ * An attempt that fails for a fabric reason (an error completion, the
+ * server's RDMA failed, nothing from the server for HIPOBJ_STALL_TIMEOUT_MS)
+ * is retried on a new connection, at most HIPOBJ_RETRIES times within the
+ * transfer's deadline (docs/protocol.md, section 7).
  * Success means the server reported all `size` bytes written.
  * size 0 is InvalidValue.
  * Errors: NotInitialized, InvalidValue (NULL ops or callbacks, size 0,
