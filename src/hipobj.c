@@ -231,7 +231,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
                                    struct ho_lease *l, struct ho_conn *c,
                                    uint64_t cookie,
                                    const struct ho_conn_offer *po,
-                                   const struct xfer *x, uint64_t deadline,
+                                   const struct xfer *x, uint64_t *deadline,
                                    enum ho_retry_cause *why);
 
 /* After a success reply: ride the connection or connect the spare (the
@@ -242,7 +242,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
  * failure's retry cause. */
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
                                  const struct ho_reply *reply,
-                                 const struct xfer *x, uint64_t deadline,
+                                 const struct xfer *x, uint64_t *deadline,
                                  enum ho_retry_cause *why)
 {
   const uint64_t cookie = reply->peer.addr;
@@ -279,7 +279,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
                                    struct ho_lease *l, struct ho_conn *c,
                                    uint64_t cookie,
                                    const struct ho_conn_offer *po,
-                                   const struct xfer *x, uint64_t deadline,
+                                   const struct xfer *x, uint64_t *deadline,
                                    enum ho_retry_cause *why)
 {
   const uint64_t size = x->size;
@@ -296,6 +296,8 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
     return hipObjRdmaError;
+  if (!*deadline) /* the transfer's clock starts at its first ready */
+    *deadline = ho_now_ns() + transfer_budget_ns(inst, size);
   /* The stall bound watches the receive PSN, which a GET's WRITEs move
    * packet by packet; a PUT's READ requests move it once per work request
    * (all of them at the start of a small PUT), and a READ the server
@@ -305,7 +307,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
                        : 0;
   struct ho_msg fin;
   enum ho_wait_end r =
-      ho_conn_wait_final(c, &send_pending, deadline, stall, &fin);
+      ho_conn_wait_final(c, &send_pending, *deadline, stall, &fin);
   *why = wait_cause(r, offer.reuse, !send_pending);
   if (r != HO_WAIT_DONE)
     return hipObjRdmaError;
@@ -313,7 +315,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
   /* Closed here, before the call returns; after a failure the window is
    * freed when the lease ends (ho_pool_release), after its QP is retired. */
   if (e == hipObjSuccess)
-    e = ho_lease_close_window(l, c, deadline);
+    e = ho_lease_close_window(l, c, *deadline);
   return e;
 }
 
@@ -329,7 +331,7 @@ static bool exchange_failed_midway(hipObjOpError_t e, int status)
 static hipObjOpError_t leased_exchange(struct ho_instance *inst,
                                        struct ho_lease *l, const struct xfer *x,
                                        const hipObjOps_t *ops, void *ctx,
-                                       uint64_t deadline,
+                                       uint64_t *deadline,
                                        enum ho_retry_cause *why)
 {
   char token[HO_TOKEN_HEX + 1];
@@ -359,7 +361,7 @@ static hipObjOpError_t flush_if_direct(struct ho_instance *inst,
 /* One attempt: lease a connection, exchange, return the lease. */
 static hipObjOpError_t attempt(struct ho_instance *inst, const struct xfer *x,
                                const hipObjOps_t *ops, void *ctx,
-                               uint64_t deadline, enum ho_retry_cause *why,
+                               uint64_t *deadline, enum ho_retry_cause *why,
                                int *native)
 {
   struct ho_lease lease = {0};
@@ -401,17 +403,18 @@ static hipObjOpError_t attempts(struct ho_instance *inst, const struct xfer *x,
                                 const hipObjOps_t *ops, void *ctx, int *native)
 {
   const unsigned retries = inst->opts.retries;
-  const uint64_t start = ho_now_ns();
   const uint64_t budget = transfer_budget_ns(inst, x->size);
-  const uint64_t deadline = start + budget;
+  uint64_t deadline = 0; /* set when the first attempt sends ready */
   for (unsigned n = 0;; n++) {
     enum ho_retry_cause why;
-    hipObjOpError_t e = attempt(inst, x, ops, ctx, deadline, &why, native);
+    hipObjOpError_t e = attempt(inst, x, ops, ctx, &deadline, &why, native);
+    if (!deadline) /* it failed before ready: the clock starts now */
+      deadline = ho_now_ns() + budget;
     if (e == hipObjSuccess || why == HO_RETRY_NONE || n >= retries ||
         ho_now_ns() >= deadline)
       return e;
     ho_stats_retry(&inst->stats, why);
-    wait_for_slot(start, budget, retries, n);
+    wait_for_slot(deadline - budget, budget, retries, n);
   }
 }
 
@@ -590,9 +593,9 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   e = ho_control_check_reply(reply, replyLen, &r, &status);
   const struct xfer t = {x->buf, 0, x->size, x->op};
   enum ho_retry_cause why = HO_RETRY_NONE; /* the application retries */
+  uint64_t deadline = 0; /* from ready */
   if (e == hipObjSuccess)
-    e = finish_rc(x->inst, &x->lease, &r, &t,
-                  ho_now_ns() + transfer_budget_ns(x->inst, x->size), &why);
+    e = finish_rc(x->inst, &x->lease, &r, &t, &deadline, &why);
   x->lease.failed = exchange_failed_midway(e, status);
   if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(x->inst, x->buf, &native);
