@@ -605,8 +605,10 @@ static void registered_memory(void **state)
 }
 
 /* The server's WRITE fails (the fabric's retries exhausted): counted in
- * rdmaFailed; the client, whose GET sees nothing more, retries at its
- * stall bound, and the retry succeeds. */
+ * rdmaFailed. If its final was flushed, the client, whose GET sees nothing
+ * more, retries at its stall bound and the retry succeeds; if the final
+ * was delivered before the error (the fake reports it after placement, as
+ * a NIC may), the client has every byte and succeeds at once. */
 static void failed_rdma_is_counted_and_retried(void **state)
 {
   struct fixture *f = *state;
@@ -619,13 +621,15 @@ static void failed_rdma_is_counted_and_retried(void **state)
   req_end(&q);
   assert_memory_equal(f->buf, f->object, 5000);
   hipObjServerStats_t s1 = stats(f);
-  assert_int_equal(s1.rdmaFailed - s0.rdmaFailed, 1);
-  assert_int_equal(s1.completed - s0.completed, 1);
   hipObjInfo_t i;
   memset(&i, 0, sizeof i);
   i.size = sizeof i;
   hipObjGetInfo(&i);
-  assert_int_equal(i.retriesStalled + i.retriesFabric, 1);
+  uint64_t retries = i.retriesStalled + i.retriesFabric;
+  assert_true(retries <= 1);
+  assert_int_equal(s1.rdmaFailed - s0.rdmaFailed, 1);
+  assert_int_equal(s1.started - s0.started, 1 + retries);
+  assert_int_equal(s1.completed - s0.completed, retries);
 }
 
 static void unacknowledged_final_is_rdma_error(void **state)
