@@ -428,6 +428,27 @@ static void refusals(void **state)
   assert_int_equal(hipObjServerParseToken(dc, HO_TOKEN_HEX, &len),
                    hipObjServerDeclined);
   assert_int_equal(len, 4096); /* untouched on failure */
+  /* NVIDIA cuObject's descriptor, bare or with ":addr:size": declined, so
+   * that its client falls back (a 400 would stop it) */
+  const char *cuobj = "00007f7c2a000000000000100000000002c9d8a70000000000"
+                      "00fe800000000000000a1b2c3d4e5f6";
+  char cuobj_sfx[128];
+  snprintf(cuobj_sfx, sizeof cuobj_sfx, "%s:00007f7c2a000000:1000", cuobj);
+  assert_int_equal(strlen(cuobj), 81);
+  assert_int_equal(hipObjServerParseToken(cuobj, 81, &len),
+                   hipObjServerDeclined);
+  assert_int_equal(hipObjServerParseToken(cuobj_sfx, strlen(cuobj_sfx), &len),
+                   hipObjServerDeclined);
+  assert_int_equal(hipObjServerParseToken(cuobj, 80, &len),
+                   hipObjServerBadToken);
+  assert_int_equal(hipObjServerParseToken(cuobj_sfx, strlen(cuobj_sfx) - 5,
+                                          &len),
+                   hipObjServerBadToken); /* ":addr" without its size */
+  assert_int_equal(len, 4096);
+  req_init(&q, f, hipObjServerOpGet, 4096);
+  assert_int_equal(start_token(&q, cuobj_sfx), hipObjServerDeclined);
+  assert_int_equal(q.reply.httpStatus, 501);
+  assert_string_equal(q.reply.rdmaReply, "501");
   req_init(&q, f, hipObjServerOpGet, 4095);
   assert_int_equal(start_token(&q, tok), hipObjServerDeclined);
   assert_int_equal(q.reply.httpStatus, 501);
@@ -438,7 +459,7 @@ static void refusals(void **state)
   hipObjPutRdmaToken(tok);
   hipObjServerStats_t s = stats(f);
   assert_int_equal(s.badTokens, 1);
-  assert_int_equal(s.declined, 1);
+  assert_int_equal(s.declined, 2);
   assert_int_equal(s.started, 0);
   assert_int_equal(atomic_load(&q.done_calls), 0); /* never started */
 }
