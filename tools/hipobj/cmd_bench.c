@@ -299,7 +299,7 @@ static void print_point(const struct tool_opts *o, const struct point *p,
     return;
   }
   tool_fmt_bytes((double)p->size, size, sizeof size);
-  printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f %5.0f%% %5.2f  %-5s",
+  printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f %5.0f%% %5.2f  %s",
          p->op, size, p->conc, p->iters, mibs, ops, p->p50, p->p90, p->p99,
          p->reuse * 100, p->transitions, p->path);
   if (p->retry_fabric + p->retry_server + p->retry_stalled + p->retry_kept)
