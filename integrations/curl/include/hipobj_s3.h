@@ -325,7 +325,9 @@ typedef struct {
  * hipObjS3CallCreate: a call for one S3 request with a token; pass
  * hipObjS3CallOps() and the call as ops and ctx to hipObjGet()/hipObjPut()
  * (the transfer's size must be the range's length), then read the outcome
- * with hipObjS3CallResult(). A call serves one transfer.
+ * with hipObjS3CallResult(). A call serves one transfer; hipObject may
+ * send its request more than once (a retry after a fabric failure, with a
+ * new token), which the callbacks allow.
  * Errors: InvalidArgument, OutOfMemory. Thread safety: MT-Safe; a call is
  * used by one thread at a time.
  */
