@@ -6,10 +6,12 @@
  * value (escaped and shortened), what is accepted and what is used. */
 #include "options.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/clock.h"
 #include "common/hex.h"
 #include "common/log.h"
 #include "common/size.h"
@@ -43,6 +45,7 @@ void ho_options_defaults(struct ho_options *o)
   o->wait_timeout_ms = 10000;
   o->retries = 3;
   o->stall_timeout_ms = 1000;
+  o->spin_us = HO_SPIN_US_AUTO;
   o->dmabuf = true;
   o->require_gpu_direct = false;
   o->rdma_debug = false;
@@ -97,6 +100,33 @@ static void parse_unsigned(const char *name, const char *v, unsigned min,
   ho_warn("%s=\"%s\" ignored: expected a decimal number from %u to %u; "
           "using %u",
           name, shown, min, max, *field);
+}
+
+/* auto, poll, or microseconds. */
+static void parse_spin(const char *name, const char *v, unsigned *field)
+{
+  if (strcmp(v, "auto") == 0) {
+    *field = HO_SPIN_US_AUTO;
+    return;
+  }
+  if (strcmp(v, "poll") == 0) {
+    *field = HO_SPIN_US_POLL;
+    return;
+  }
+  if (parse_decimal(v, 0, HO_SPIN_US_MAX, field))
+    return;
+  char shown[ECHO_MAX * 4 + 8];
+  escape_value(v, shown, sizeof shown);
+  char using[16];
+  if (*field == HO_SPIN_US_AUTO)
+    snprintf(using, sizeof using, "auto");
+  else if (*field == HO_SPIN_US_POLL)
+    snprintf(using, sizeof using, "poll");
+  else
+    snprintf(using, sizeof using, "%u", *field);
+  ho_warn("%s=\"%s\" ignored: expected auto, poll or a decimal number from "
+          "0 to %u; using %s",
+          name, shown, HO_SPIN_US_MAX, using);
 }
 
 /* "0", "n", "N" (and anything starting with them) mean off. */
@@ -160,6 +190,8 @@ void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
   if ((v = lookup(get, ctx, "HIPOBJ_STALL_TIMEOUT_MS")))
     parse_unsigned("HIPOBJ_STALL_TIMEOUT_MS", v, 0, TIMEOUT_MS_MAX,
                    &o->stall_timeout_ms);
+  if ((v = lookup(get, ctx, "HIPOBJ_SPIN_US")))
+    parse_spin("HIPOBJ_SPIN_US", v, &o->spin_us);
   if ((v = lookup(get, ctx, "HIPOBJ_DMABUF")))
     o->dmabuf = !starts_with_no(v);
   if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_GPU_DIRECT")))
