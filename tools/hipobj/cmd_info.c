@@ -170,6 +170,7 @@ static void print_options(const struct tool_opts *o)
   print_var("HIPOBJ_WAIT_TIMEOUT_MS", "10000");
   print_var("HIPOBJ_RETRIES", "3");
   print_var("HIPOBJ_STALL_TIMEOUT_MS", "1000");
+  print_var("HIPOBJ_SPIN_US", "auto");
   print_var("HIPOBJ_MAX_RAILS", "the rails rule's count");
   print_var("HIPOBJ_SCOPED_TOKENS", "on");
   print_var("HIPOBJ_REQUIRE_SCOPED_TOKENS", "off");
