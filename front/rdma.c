@@ -124,3 +124,74 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       (unsigned long long)s.readyReclaimed, (unsigned long long)s.qpTransitions,
       (unsigned long long)s.rdmaFailed, (unsigned long long)s.timedOut);
 }
+
+hipObjServerStatus_t hs_rdma_start(struct hs_rdma *r, const char *token,
+                                   uint64_t length,
+                                   const struct hs_rdma_io *io,
+                                   hipObjServerReply_t *rep,
+                                   hipObjServerTransfer_t **xfer)
+{
+  hipObjServerRequest_t req = {
+      .size = sizeof req,
+      .op = io->read ? hipObjServerOpGet : hipObjServerOpPut,
+      .token = token,
+      .tokenLength = strlen(token),
+      .length = length,
+      .read = io->read,
+      .write = io->write,
+      .commit = io->commit,
+      .ioArg = io->arg,
+      .done = io->done,
+      .doneArg = io->arg,
+  };
+  memset(rep, 0, sizeof *rep);
+  return hipObjServerStart(r->srv, &req, rep, xfer);
+}
+
+/* ---- the answer ----------------------------------------------------------- */
+
+void hs_rdma_decline(const struct hs_rdma_answer *a, enum hs_err decline,
+                     const char *message)
+{
+  hs_stat_add(&a->stats->rdma_declined, 1);
+  hs_resp_error(a->resp, decline, message, a->where, a->head);
+  hs_resp_header(a->resp, "x-amz-rdma-reply", "501");
+}
+
+void hs_rdma_mismatch(const struct hs_rdma_answer *a, uint64_t token_len,
+                      uint64_t bytes)
+{
+  char m[200];
+  snprintf(m, sizeof m,
+           "The token's length (%llu) is not the number of bytes to move "
+           "(%llu); use plain HTTP, or a token of that length.",
+           (unsigned long long)token_len, (unsigned long long)bytes);
+  hs_rdma_decline(a, HS_ERR_RDMA_UNSERVABLE, m);
+}
+
+bool hs_rdma_answer(const struct hs_rdma_answer *a, hipObjServerStatus_t st,
+                    const hipObjServerReply_t *rep, enum hs_err decline,
+                    const char *message)
+{
+  switch (st) {
+  case hipObjServerSuccess:
+    hs_resp_header(a->resp, "x-amz-rdma-reply", rep->rdmaReply);
+    hs_resp_headerf(a->resp, "x-amz-rdma-bytes-transferred", "%llu",
+                    (unsigned long long)rep->bytesTransferred);
+    return true;
+  case hipObjServerBadToken:
+    hs_stat_add(&a->stats->rdma_bad_tokens, 1);
+    hs_resp_error(a->resp, HS_ERR_RDMA_TOKEN, NULL, a->where, a->head);
+    return false;
+  case hipObjServerBusy:
+  case hipObjServerNoMemory:
+    hs_resp_error(a->resp, HS_ERR_SLOW_DOWN,
+                  "Every RDMA connection of this server is in use.", a->where,
+                  a->head);
+    hs_resp_header(a->resp, "x-amz-rdma-reply", "503");
+    return false;
+  default:
+    hs_rdma_decline(a, decline, message);
+    return false;
+  }
+}

@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "config.h"
 #include "err.h"
+#include "message.h"
 #include "stats.h"
 
 struct hs_rdma;
@@ -58,5 +59,54 @@ struct hs_stats *hs_rdma_stats(struct hs_rdma *r);
 /* The library's connection counters as a JSON object (the "connections"
  * member of /_hipobj/stats). */
 void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out);
+
+/* The callbacks of a streamed transfer (hipObjServerRequest_t's): read for
+ * a GET, write (and commit) for a PUT; arg is their ioArg and doneArg. */
+struct hs_rdma_io {
+  hipObjServerReadFn read;
+  hipObjServerWriteFn write;
+  hipObjServerCommitFn commit;
+  hipObjServerDoneFn done;
+  void *arg;
+};
+
+/* Starts the transfer of `length` bytes that `token` asks for (a GET when
+ * io->read is set, else a PUT): hipObjServerStart()'s status, reply (rep,
+ * cleared first) and handle (xfer, may be NULL). */
+hipObjServerStatus_t hs_rdma_start(struct hs_rdma *r, const char *token,
+                                   uint64_t length,
+                                   const struct hs_rdma_io *io,
+                                   hipObjServerReply_t *rep,
+                                   hipObjServerTransfer_t **xfer);
+
+/* Where a server's answer to a token request goes: the response, the
+ * counters, what the error document names, and whether it is a HEAD. */
+struct hs_rdma_answer {
+  struct hs_response *resp;
+  struct hs_stats *stats;
+  const struct hs_err_where *where;
+  bool head;
+};
+
+/* The one HTTP answer of both servers to a token request, from the
+ * library's status (hipObjServerStart, hipObjServerParseToken) and reply:
+ *   Success   x-amz-rdma-reply and x-amz-rdma-bytes-transferred (the
+ *             status and the other headers are the caller's); true;
+ *   BadToken  400 InvalidArgument, no reply header (counted bad_tokens);
+ *   Busy, NoMemory  503 SlowDown, x-amz-rdma-reply: 503;
+ *   else      declined: 501 NotImplemented (decline: its code, message:
+ *             its message, or the code's), x-amz-rdma-reply: 501
+ *             (counted declined), so that the client falls back to HTTP.
+ * decline and message are also the servers' own declines (no device,
+ * --decline-rdma, a length that is not the payload's): hs_rdma_decline. */
+bool hs_rdma_answer(const struct hs_rdma_answer *a, hipObjServerStatus_t st,
+                    const hipObjServerReply_t *rep, enum hs_err decline,
+                    const char *message);
+void hs_rdma_decline(const struct hs_rdma_answer *a, enum hs_err decline,
+                     const char *message);
+/* The decline of a token whose length is not the number of bytes to
+ * move. */
+void hs_rdma_mismatch(const struct hs_rdma_answer *a, uint64_t token_len,
+                      uint64_t bytes);
 
 #endif

@@ -57,7 +57,7 @@ static void cpu_json(const struct hs_stats *s, struct hs_buf *out)
 }
 
 void hs_stats_json(const struct hs_stats *s, const char *conns,
-                   const char *store, struct hs_buf *out)
+                   const char *more, struct hs_buf *out)
 {
   static const char *m[] = {"GET", "HEAD", "PUT", "POST", "DELETE", "other"};
   hs_buf_printf(out, "{\"uptime_s\":%lld,\"requests\":{",
@@ -99,18 +99,18 @@ void hs_stats_json(const struct hs_stats *s, const char *conns,
   cpu_json(s, out);
   if (conns)
     hs_buf_printf(out, ",\"connections\":%s", conns);
-  if (store)
-    hs_buf_printf(out, ",\"store\":%s", store);
+  if (more)
+    hs_buf_printf(out, ",%s", more);
   hs_buf_puts(out, "}\n");
 }
 
 enum hs_err hs_stats_write_file(const char *path, const struct hs_stats *s,
-                                const char *store)
+                                const char *more)
 {
   struct hs_buf b, tmp;
   hs_buf_init(&b, 0);
   hs_buf_init(&tmp, 0);
-  hs_stats_json(s, NULL, store, &b);
+  hs_stats_json(s, NULL, more, &b);
   hs_buf_printf(&tmp, "%s.tmp.%ld", path, (long)getpid());
   enum hs_err err = HS_ERR_IO;
   if (b.failed || tmp.failed) {

@@ -45,12 +45,12 @@ static inline void hs_stat_add(atomic_uint_fast64_t *c, uint64_t n)
 }
 
 /* One JSON object; conns (a JSON object, the RDMA connection counters) and
- * store (a JSON object, the store's usage: the test server's) may be
+ * more (more members, `"store":{...}` for the test server's store) may be
  * NULL. */
 void hs_stats_json(const struct hs_stats *s, const char *conns,
-                   const char *store, struct hs_buf *out);
+                   const char *more, struct hs_buf *out);
 /* Writes the JSON to path through a temporary file and a rename. */
 enum hs_err hs_stats_write_file(const char *path, const struct hs_stats *s,
-                                const char *store);
+                                const char *more);
 
 #endif

@@ -5,6 +5,7 @@
  *   http.c (front/)   the HTTP front, one thread per connection
  *   proxy.c           one request: authenticate the client, then forward
  *                     it, or serve its token by RDMA (rdma_path.c)
+ *   op.c              the request's response: proxy.c's and rdma_path.c's
  *   rdma_path.c       GetObject, PutObject and UploadPart with a token:
  *                     the payload streams between the backend and the
  *                     client's buffer through the server library
@@ -46,7 +47,7 @@ struct gw_server {
  * struct gw_server. */
 extern const struct hs_http_ops gw_http_ops;
 
-/* ---- for proxy.c and rdma_path.c ---------------------------------------- */
+/* ---- for proxy.c, rdma_path.c and op.c ----------------------------------- */
 
 struct gw_op;
 
@@ -58,21 +59,6 @@ enum gw_mode { GW_FORWARD, GW_LOCAL, GW_RDMA };
  * If-*). SIZE_MAX when more than cap would go: the caller answers 431. */
 size_t gw_forward_headers(const struct hs_headers *in, struct hs_kv *out,
                           size_t cap);
-/* The response: an S3 error, or the backend's answer (its status and
- * headers; its body streamed unless body is false). The response takes
- * the call. */
-void gw_op_error(struct gw_op *op, enum hs_err err, const char *message);
-void gw_op_backend_response(struct gw_op *op, struct gw_call *call,
-                            bool body);
-/* Only the backend's status and headers (its Content-Length left out); the
- * call stays the caller's. */
-void gw_op_backend_headers(struct gw_op *op, struct gw_call *call);
-const char *gw_op_request_id(const struct gw_op *op);
-/* The backend could not be reached (503). Takes the call. */
-void gw_op_backend_failed(struct gw_op *op, struct gw_call *call);
-struct hs_response *gw_op_resp(struct gw_op *op);
-struct gw_server *gw_op_server(struct gw_op *op);
-
 /* A request with x-amz-rdma-token for GetObject, PutObject or UploadPart,
  * authenticated: answers it (rdma_path.c). */
 void gw_rdma(struct gw_op *op, const char *token, struct gw_call_req *r,

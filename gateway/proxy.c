@@ -2,7 +2,8 @@
 /* One request through the gateway. The client is authenticated with the
  * gateway's credentials, completely, before anything reaches the backend
  * or the RDMA path (front/auth). Then:
- *   - GET /_hipobj/stats and /_hipobj/health are answered here;
+ *   - /_hipobj/ resources are answered here, as by the test server
+ *     (front/admin.c);
  *   - GetObject, PutObject and UploadPart with x-amz-rdma-token go to
  *     rdma_path.c;
  *   - everything else is forwarded: the backend gets the same method, path,
@@ -28,131 +29,19 @@
 #include <strings.h>
 #include <time.h>
 
+#include "admin.h"
 #include "auth/auth.h"
 #include "auth/awschunk.h"
 #include "auth/checksum.h"
 #include "auth/credentials.h"
 #include "auth/sigv4.h"
 #include "gateway.h"
+#include "op.h"
 #include "http.h"
 #include "rdma.h"
 #include "xml.h"
 
 #define FWD_HEADERS_MAX 96
-/* The largest body read whole to check a deferred signature. */
-#define GW_DEFERRED_MAX (8u << 20)
-
-struct gw_op {
-  struct gw_server *gw;
-  struct hs_request req;
-  char request_id[20];
-  struct hs_response resp;
-  struct hs_span path;
-  struct hs_query query;     /* as received */
-  struct hs_query fwd_query; /* without a presigned URL's parameters */
-  struct hs_auth auth;
-  enum gw_mode mode;
-  const char *name;
-  struct gw_call *call;      /* a forwarded request with a body */
-  bool body_refused;         /* the backend answered before the body */
-  char *held;                /* the last body piece, not yet sent */
-  size_t held_n, held_cap;
-  uint64_t body_bytes;
-  bool done;
-  /* a deferred signature: the body, checked before the backend hears of it */
-  bool deferred;
-  bool deferred_over; /* more than GW_DEFERRED_MAX: never forwarded */
-  struct hs_buf deferred_body;
-  /* aws-chunked bodies */
-  bool chunked;
-  struct hs_awschunk chunk;
-  struct hs_cksum cksum;     /* announced by x-amz-trailer */
-  enum hs_err body_err;      /* framing, a chunk's signature */
-  uint64_t decoded_len;      /* x-amz-decoded-content-length */
-  uint64_t decoded;
-  char encoding[128];        /* Content-Encoding without aws-chunked */
-};
-
-/* ---- responses ---------------------------------------------------------- */
-
-struct hs_response *gw_op_resp(struct gw_op *op) { return &op->resp; }
-struct gw_server *gw_op_server(struct gw_op *op) { return op->gw; }
-
-void gw_op_error(struct gw_op *op, enum hs_err err, const char *message)
-{
-  struct hs_err_where w = {NULL, NULL, 0, op->path.p, op->path.len,
-                           op->request_id};
-  hs_resp_error(&op->resp, err, message, &w, !strcmp(op->req.method, "HEAD"));
-  op->done = true;
-}
-
-/* Hop-by-hop headers and those the front writes itself. */
-static bool front_owns(const char *name)
-{
-  static const char *const own[] = {
-      "connection", "keep-alive", "transfer-encoding", "content-length",
-      "date",       "server",     "upgrade",           "trailer",
-      "proxy-connection", "te"};
-  for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
-    if (strcasecmp(name, own[i]) == 0)
-      return true;
-  return false;
-}
-
-static long source_read(void *ctx, char *buf, size_t max)
-{
-  return gw_call_read(ctx, buf, max);
-}
-
-static void source_close(void *ctx) { gw_call_close(ctx); }
-
-const char *gw_op_request_id(const struct gw_op *op)
-{
-  return op->request_id;
-}
-
-void gw_op_backend_headers(struct gw_op *op, struct gw_call *call)
-{
-  hs_resp_reset(&op->resp, NULL);
-  struct hs_response *r = &op->resp;
-  r->status = gw_call_status(call);
-  op->done = true;
-  size_t pos = 0;
-  const char *name, *value;
-  while (gw_call_next_header(call, &pos, &name, &value))
-    /* x-amz-rdma-*: only this gateway's own RDMA path speaks of RDMA to
-     * its client; a store's would read as a transfer that never ran */
-    if (!front_owns(name) && strncasecmp(name, "x-amz-rdma-", 11) != 0)
-      hs_resp_header(r, name, value);
-}
-
-void gw_op_backend_response(struct gw_op *op, struct gw_call *call, bool body)
-{
-  gw_op_backend_headers(op, call);
-  struct hs_response *r = &op->resp;
-  uint64_t len = gw_call_length(call);
-  if (!strcmp(op->req.method, "HEAD")) {
-    r->head = true;
-    r->head_length = len == UINT64_MAX ? 0 : len;
-    gw_call_close(call);
-  } else if (!body || r->status == 204 || r->status == 304 || len == 0) {
-    gw_call_close(call);
-  } else {
-    r->source = (struct hs_source){source_read, source_close, call};
-    r->length = len;
-  }
-}
-
-void gw_op_backend_failed(struct gw_op *op, struct gw_call *call)
-{
-  char m[512];
-  snprintf(m, sizeof m, "The store behind this gateway cannot be reached: "
-                        "%s.", call ? gw_call_error(call) : "no memory");
-  gw_call_close(call);
-  atomic_fetch_add(&op->gw->backend_failures, 1);
-  gw_op_error(op, HS_ERR_UNAVAILABLE, m);
-  hs_resp_header(&op->resp, "Retry-After", "1");
-}
 
 /* ---- what is forwarded -------------------------------------------------- */
 
@@ -279,24 +168,19 @@ static bool bodiless_method(const struct gw_op *op)
   return !strcmp(m, "GET") || !strcmp(m, "HEAD") || !strcmp(m, "DELETE");
 }
 
-/* GetObject, PutObject or UploadPart: what a token may carry. */
-static bool carries_payload(const struct gw_op *op)
+/* Which S3 operation the request is, by the test server's router
+ * (front/s3_ops.h): GetObject, PutObject and UploadPart are what a token
+ * may carry (HS_S3_PAYLOAD). */
+static enum hs_s3_kind s3_kind(const struct gw_op *op)
 {
-  const char *p = op->path.p;
-  size_t n = op->path.len;
-  const char *slash = n > 1 ? memchr(p + 1, '/', n - 1) : NULL;
-  if (!slash || slash + 1 >= p + n)
-    return false; /* no key */
-  const struct hs_headers *h = &op->req.headers;
-  if (!strcmp(op->req.method, "GET"))
-    return !hs_query_get(&op->query, "uploadId") &&
-           !hs_query_get(&op->query, "tagging") &&
-           !hs_query_get(&op->query, "acl");
-  if (!strcmp(op->req.method, "PUT"))
-    return !hs_header_get(h, "x-amz-copy-source") &&
-           !hs_query_get(&op->query, "tagging") &&
-           !hs_query_get(&op->query, "acl");
-  return false;
+  char bucket[HS_BUCKET_MAX + 1], key[HS_KEY_MAX + 1];
+  size_t key_len = 0;
+  if (hs_path_parse(op->path.p, op->path.len, bucket, key, &key_len))
+    return HS_OP_NOT_FOUND;
+  return hs_s3_route(op->req.method, bucket[0] != '\0', key_len > 0,
+                     &op->query,
+                     hs_header_get(&op->req.headers, "x-amz-copy-source") !=
+                         NULL);
 }
 
 static enum hs_err authenticate(struct gw_op *op, bool rdma)
@@ -319,38 +203,29 @@ static bool loopback_peer(const char *peer)
                   !strncmp(peer, "[::ffff:127.", 12));
 }
 
-static void local(struct gw_op *op)
+static void gateway_members(void *ctx, struct hs_buf *out)
+{
+  const struct gw_server *gw = ctx;
+  hs_buf_printf(out, "\"gateway\":{\"backend_failures\":%llu}",
+                (unsigned long long)atomic_load(&gw->backend_failures));
+}
+
+/* The admin resources, answered as by the test server (front/admin.c);
+ * the counters only to the gateway's own host unless --public-stats. */
+static void local(struct gw_op *op, enum hs_s3_kind k)
 {
   op->mode = GW_LOCAL;
+  op->name = hs_s3_kind_name(k);
   op->done = true;
-  struct hs_response *r = &op->resp;
-  hs_resp_header(r, "Content-Type", "application/json");
-  if (op->path.len == 15 && !memcmp(op->path.p, "/_hipobj/health", 15)) {
-    hs_buf_puts(&r->body, "{\"status\":\"ok\"}\n");
-    return;
-  }
-  if (op->path.len != 14 || memcmp(op->path.p, "/_hipobj/stats", 14)) {
-    gw_op_error(op, HS_ERR_INVALID_URI, "Unknown gateway endpoint.");
-    return;
-  }
-  if (!op->gw->cfg->public_stats && !loopback_peer(op->req.peer)) {
+  if (k == HS_OP_ADMIN_STATS && !op->gw->cfg->public_stats &&
+      !loopback_peer(op->req.peer)) {
     gw_op_error(op, HS_ERR_ACCESS_DENIED, "The gateway's counters are "
                 "served to its own host only (--public-stats).");
     return;
   }
-  struct hs_buf conns;
-  hs_buf_init(&conns, 0);
-  if (op->gw->rdma)
-    hs_rdma_stats_json(op->gw->rdma, &conns);
-  hs_stats_json(op->gw->stats, conns.len ? hs_buf_cstr(&conns) : NULL, NULL,
-                &r->body);
-  hs_buf_free(&conns);
-  /* one more member before the closing brace */
-  if (r->body.len >= 2) {
-    r->body.len -= 2;
-    hs_buf_printf(&r->body, ",\"gateway\":{\"backend_failures\":%llu}}\n",
-                  (unsigned long long)atomic_load(&op->gw->backend_failures));
-  }
+  struct hs_admin a = {op->gw->stats, op->gw->rdma, gateway_members, op->gw};
+  struct hs_err_where w = gw_op_error_where(op);
+  hs_admin_answer(&op->resp, k, &a, &w, !strcmp(op->req.method, "HEAD"));
 }
 
 /* An aws-chunked body reaches the store decoded: without the framing's
@@ -515,13 +390,14 @@ static enum hs_step op_begin(void *p)
     return HS_STEP_RESPOND;
   }
   forward_query(op);
-  if (op->path.len > 9 && !memcmp(op->path.p, "/_hipobj/", 9) &&
-      !strcmp(op->req.method, "GET")) {
-    local(op);
+  enum hs_s3_kind admin = hs_admin_route(op->req.method, t, strlen(t));
+  if (admin != HS_OP_NOT_FOUND) {
+    local(op, admin);
     return HS_STEP_RESPOND;
   }
   const char *tok = hs_header_get(&op->req.headers, "x-amz-rdma-token");
-  bool rdma = tok && carries_payload(op);
+  enum hs_s3_kind kind = s3_kind(op);
+  bool rdma = tok && hs_s3_token_route(kind);
   err = authenticate(op, rdma);
   if (err) {
     gw_op_error(op, err, op->auth.detail[0] ? op->auth.detail : NULL);
@@ -530,7 +406,7 @@ static enum hs_step op_begin(void *p)
   if (!rdma)
     return forward_after_auth(op);
   op->mode = GW_RDMA;
-  op->name = strcmp(op->req.method, "GET") == 0 ? "GetObject" : "PutObject";
+  op->name = hs_s3_kind_name(kind);
   if (has_body(op)) {
     gw_op_error(op, HS_ERR_INVALID_ARGUMENT,
                 "A request with x-amz-rdma-token has no body.");
@@ -746,7 +622,7 @@ static struct hs_response *op_response(void *p)
 static const char *op_name(const void *p)
 {
   const struct gw_op *op = p;
-  return op->mode == GW_LOCAL ? "Admin" : op->name;
+  return op->name;
 }
 
 static const char *op_path(const void *p)

@@ -28,6 +28,7 @@
 #include "auth/checksum.h"
 #include "log.h"
 #include "gateway.h"
+#include "op.h"
 #include "hipobj_server.h"
 #include "rdma.h"
 
@@ -143,74 +144,28 @@ static void done(hipObjServerTransfer_t *t, hipObjServerStatus_t status,
 
 /* ---- answers ------------------------------------------------------------ */
 
-static void decline(struct gw_op *op, const char *message)
-{
-  hs_stat_add(&gw_op_server(op)->stats->rdma_declined, 1);
-  gw_op_error(op, HS_ERR_RDMA_UNSERVABLE, message);
-  hs_resp_header(gw_op_resp(op), "x-amz-rdma-reply", "501");
-}
+/* Where the answer goes (front/rdma.h): the op's response. */
+struct gw_answer {
+  struct hs_err_where where;
+  struct hs_rdma_answer a;
+};
 
-static void mismatch(struct gw_op *op, uint64_t token_len, uint64_t bytes)
+static void answer_init(struct gw_answer *ga, struct gw_op *op)
 {
-  char m[200];
-  snprintf(m, sizeof m,
-           "The token's length (%llu) is not the number of bytes to move "
-           "(%llu); use plain HTTP, or a token of that length.",
-           (unsigned long long)token_len, (unsigned long long)bytes);
-  decline(op, m);
-}
-
-/* The library's answer to a start that did not start. */
-static void not_started(struct gw_op *op, hipObjServerStatus_t st)
-{
-  struct hs_stats *s = gw_op_server(op)->stats;
-  if (st == hipObjServerBadToken) {
-    hs_stat_add(&s->rdma_bad_tokens, 1);
-    gw_op_error(op, HS_ERR_RDMA_TOKEN, NULL);
-  } else if (st == hipObjServerBusy) {
-    gw_op_error(op, HS_ERR_SLOW_DOWN,
-                "Every RDMA connection of this gateway is in use.");
-    hs_resp_header(gw_op_resp(op), "x-amz-rdma-reply", "503");
-  } else {
-    decline(op, NULL);
-  }
+  ga->where = gw_op_error_where(op);
+  ga->a = (struct hs_rdma_answer){gw_op_resp(op), gw_op_server(op)->stats,
+                                  &ga->where, false};
 }
 
 static hipObjServerStatus_t start(struct gw_op *op, struct gw_xfer *x,
                                   const char *token, bool get,
                                   hipObjServerReply_t *reply)
 {
-  hipObjServerRequest_t req;
-  memset(&req, 0, sizeof req);
-  req.size = sizeof req;
-  req.op = get ? hipObjServerOpGet : hipObjServerOpPut;
-  req.token = token;
-  req.tokenLength = strlen(token);
-  req.length = x->length;
-  if (get) {
-    req.read = get_read;
-  } else {
-    req.write = put_write;
-    req.commit = put_commit;
-  }
-  req.ioArg = x;
-  req.done = done;
-  req.doneArg = x;
-  memset(reply, 0, sizeof *reply);
-  hipObjServer_t *srv = hs_rdma_library(gw_op_server(op)->rdma);
-  hipObjServerTransfer_t *t = NULL;
-  hipObjServerStatus_t st = hipObjServerStart(srv, &req, reply, &t);
-  (void)t; /* released by done() */
-  return st;
-}
-
-static void started(struct gw_op *op, const hipObjServerReply_t *reply,
-                    uint64_t length)
-{
-  struct hs_response *r = gw_op_resp(op);
-  hs_resp_header(r, "x-amz-rdma-reply", reply->rdmaReply);
-  hs_resp_headerf(r, "x-amz-rdma-bytes-transferred", "%llu",
-                  (unsigned long long)length);
+  struct hs_rdma_io io = {get ? get_read : NULL, get ? NULL : put_write,
+                          get ? NULL : put_commit, done, x};
+  hipObjServerTransfer_t *t = NULL; /* released by done() */
+  return hs_rdma_start(gw_op_server(op)->rdma, token, x->length, &io, reply,
+                       &t);
 }
 
 /* ---- GET ---------------------------------------------------------------- */
@@ -218,6 +173,7 @@ static void started(struct gw_op *op, const hipObjServerReply_t *reply,
 static void rdma_get(struct gw_op *op, const char *token, uint64_t tlen,
                      struct gw_call_req *cr)
 {
+  struct gw_answer ga;
   struct gw_server *gw = gw_op_server(op);
   cr->payload_hash = HS_EMPTY_SHA256;
   cr->body = false;
@@ -239,7 +195,8 @@ static void rdma_get(struct gw_op *op, const char *token, uint64_t tlen,
   uint64_t len = gw_call_length(call);
   if (len != tlen || len == 0) {
     gw_call_close(call);
-    mismatch(op, tlen, len == UINT64_MAX ? 0 : len);
+    answer_init(&ga, op);
+    hs_rdma_mismatch(&ga.a, tlen, len == UINT64_MAX ? 0 : len);
     return;
   }
   struct gw_xfer *x = calloc(1, sizeof *x);
@@ -251,16 +208,14 @@ static void rdma_get(struct gw_op *op, const char *token, uint64_t tlen,
   *x = (struct gw_xfer){.gw = gw, .call = call, .length = len, .get = true};
   hipObjServerReply_t reply;
   hipObjServerStatus_t s = start(op, x, token, true, &reply);
-  if (s != hipObjServerSuccess) {
+  if (s != hipObjServerSuccess)
     xfer_free(x);
-    not_started(op, s);
-    return;
-  }
-  /* the backend's status and headers, without its body: the call is the
-   * transfer's now */
-  gw_op_backend_headers(op, call);
-  started(op, &reply, len);
-  hs_stat_add(&gw->stats->rdma_get, 1);
+  else /* the backend's status and headers, without its body: the call is
+          the transfer's now */
+    gw_op_backend_headers(op, call);
+  answer_init(&ga, op);
+  if (hs_rdma_answer(&ga.a, s, &reply, HS_ERR_RDMA_UNSERVABLE, NULL))
+    hs_stat_add(&gw->stats->rdma_get, 1);
 }
 
 /* ---- PUT and UploadPart ------------------------------------------------- */
@@ -322,14 +277,14 @@ static void rdma_put(struct gw_op *op, const char *token, uint64_t tlen,
   }
   hipObjServerReply_t reply;
   hipObjServerStatus_t s = start(op, x, token, false, &reply);
-  if (s != hipObjServerSuccess) {
+  if (s != hipObjServerSuccess)
     xfer_free(x);
-    not_started(op, s);
-    return;
-  }
-  hs_resp_header(gw_op_resp(op), "x-amz-request-id", gw_op_request_id(op));
-  started(op, &reply, tlen);
-  hs_stat_add(&gw->stats->rdma_put, 1);
+  else
+    hs_resp_header(gw_op_resp(op), "x-amz-request-id", gw_op_request_id(op));
+  struct gw_answer ga;
+  answer_init(&ga, op);
+  if (hs_rdma_answer(&ga.a, s, &reply, HS_ERR_RDMA_UNSERVABLE, NULL))
+    hs_stat_add(&gw->stats->rdma_put, 1);
 }
 
 void gw_rdma(struct gw_op *op, const char *token, struct gw_call_req *cr,
@@ -342,18 +297,21 @@ void gw_rdma(struct gw_op *op, const char *token, struct gw_call_req *cr,
                                 ? hipObjServerParseToken(token, strlen(token),
                                                          &tlen)
                                 : hipObjServerBadToken;
-  if (st == hipObjServerBadToken || st == hipObjServerInvalidValue) {
-    not_started(op, hipObjServerBadToken);
-  } else if (st != hipObjServerSuccess) {
-    decline(op, "This gateway serves hipObject RC tokens only; use plain "
-                "HTTP.");
-  } else if (!gw->rdma) {
-    decline(op, "This gateway has no RDMA device; use plain HTTP.");
-  } else if (tlen == 0) {
-    mismatch(op, 0, 0);
-  } else if (!strcmp(cr->method, "GET")) {
+  if (st == hipObjServerInvalidValue)
+    st = hipObjServerBadToken;
+  struct gw_answer ga;
+  answer_init(&ga, op);
+  if (st != hipObjServerSuccess)
+    hs_rdma_answer(&ga.a, st, NULL, HS_ERR_RDMA_UNSERVABLE,
+                   "This gateway serves hipObject RC tokens only; use plain "
+                   "HTTP.");
+  else if (!gw->rdma)
+    hs_rdma_decline(&ga.a, HS_ERR_RDMA_UNSERVABLE,
+                    "This gateway has no RDMA device; use plain HTTP.");
+  else if (tlen == 0)
+    hs_rdma_mismatch(&ga.a, 0, 0);
+  else if (!strcmp(cr->method, "GET"))
     rdma_get(op, token, tlen, cr);
-  } else {
+  else
     rdma_put(op, token, tlen, cr, h);
-  }
 }

@@ -313,8 +313,10 @@ hipObjServerDeregister(hipObjServerMem_t *mem);
  * length field), for a PUT or UploadPart, whose request has no body: the
  * size to check against the server's limits and to pass as the request's
  * length. Needs no server. Errors: InvalidValue (NULL), BadToken
- * (malformed: answer 400), Declined (well-formed but not an RC token:
- * answer 501). Thread safety: MT-Safe.
+ * (malformed: answer 400), Declined (well-formed but not an RC token, or
+ * another protocol's token such as NVIDIA cuObject's descriptor, with or
+ * without its ":ADDR:SIZE": answer 501, so that its client falls back to
+ * plain HTTP). Thread safety: MT-Safe.
  */
 HIPOBJ_SERVER_API hipObjServerStatus_t
 hipObjServerParseToken(const char *token, uint64_t tokenLength,
@@ -337,7 +339,8 @@ hipObjServerParseToken(const char *token, uint64_t tokenLength,
  *   callback the op needs missing; [memOffset, memOffset + length) outside
  *   mem; mem registered on another server, or being deregistered),
  *   NotSupported (bytes past this library's struct not zero),
- *   BadToken, Declined (the token is not an RC token, its length differs
+ *   BadToken, Declined (the token is not an RC token or is another
+ *   protocol's, as for hipObjServerParseToken; its length differs
  *   from req->length, or the client cannot be reached), Busy (every
  *   transfer slot of every NIC is in use, or the server is closing),
  *   NoMemory.

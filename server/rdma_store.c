@@ -107,61 +107,37 @@ static void on_done(hipObjServerTransfer_t *t, hipObjServerStatus_t st,
   xfer_free(x);
 }
 
-static enum hs_rdma_start start(struct hs_rdma *r, struct xfer *x, int op,
-                                const char *token,
-                                char reply[HS_RDMA_REPLY_MAX])
+static hipObjServerStatus_t start(struct hs_rdma *r, struct xfer *x, bool get,
+                                  const char *token, hipObjServerReply_t *rep)
 {
-  hipObjServerRequest_t req;
-  memset(&req, 0, sizeof req);
-  req.size = sizeof req;
-  req.op = (uint32_t)op;
-  req.token = token;
-  req.tokenLength = strlen(token);
-  req.length = x->size;
-  if (op == hipObjServerOpGet) {
-    req.read = io_read;
-  } else {
-    req.write = io_write;
-    req.commit = io_commit;
-  }
-  req.ioArg = x;
-  req.done = on_done;
-  req.doneArg = x;
+  struct hs_rdma_io io = {get ? io_read : NULL, get ? NULL : io_write,
+                          get ? NULL : io_commit, on_done, x};
   x->r = r;
-  hipObjServerReply_t rep;
-  hipObjServerStatus_t st = hipObjServerStart(hs_rdma_library(r), &req, &rep, NULL);
-  if (st == hipObjServerSuccess) {
-    snprintf(reply, HS_RDMA_REPLY_MAX, "%s", rep.rdmaReply);
-    return HS_RDMA_STARTED; /* x belongs to on_done now */
-  }
-  xfer_free(x);
-  switch (st) {
-  case hipObjServerBadToken: return HS_RDMA_BAD_TOKEN;
-  case hipObjServerBusy:
-  case hipObjServerNoMemory: return HS_RDMA_BUSY;
-  default: return HS_RDMA_DECLINED;
-  }
+  hipObjServerStatus_t st = hs_rdma_start(r, token, x->size, &io, rep, NULL);
+  if (st != hipObjServerSuccess)
+    xfer_free(x); /* otherwise x belongs to on_done now */
+  return st;
 }
 
-enum hs_rdma_start hs_rdma_get(struct hs_rdma *r, const char *token,
-                               struct hs_reader *reader, uint64_t offset,
-                               uint64_t length, char reply[HS_RDMA_REPLY_MAX])
+hipObjServerStatus_t hs_rdma_get(struct hs_rdma *r, const char *token,
+                                 struct hs_reader *reader, uint64_t offset,
+                                 uint64_t length, hipObjServerReply_t *rep)
 {
   struct xfer *x = calloc(1, sizeof *x);
   if (!x) {
     hs_reader_close(reader);
-    return HS_RDMA_BUSY;
+    return hipObjServerNoMemory;
   }
   x->reader = reader;
   x->offset = offset;
   x->size = length;
-  return start(r, x, hipObjServerOpGet, token, reply);
+  return start(r, x, true, token, rep);
 }
 
-enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
-                               struct hs_writer *w, uint64_t size,
-                               const struct hs_rdma_checks *checks,
-                               char reply[HS_RDMA_REPLY_MAX])
+hipObjServerStatus_t hs_rdma_put(struct hs_rdma *r, const char *token,
+                                 struct hs_writer *w, uint64_t size,
+                                 const struct hs_rdma_checks *checks,
+                                 hipObjServerReply_t *rep)
 {
   struct xfer *x = calloc(1, sizeof *x);
   if (x && checks->cksum) {
@@ -176,7 +152,7 @@ enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
     hs_writer_abort(w);
     if (checks->cksum)
       hs_cksum_free(checks->cksum);
-    return HS_RDMA_BUSY;
+    return hipObjServerNoMemory;
   }
   x->writer = w;
   x->size = size;
@@ -186,5 +162,5 @@ enum hs_rdma_start hs_rdma_put(struct hs_rdma *r, const char *token,
     x->has_md5 = true;
     memcpy(x->md5, checks->content_md5, HS_MD5_LEN);
   }
-  return start(r, x, hipObjServerOpPut, token, reply);
+  return start(r, x, false, token, rep);
 }

@@ -447,57 +447,26 @@ static bool body_expected(const struct hs_op *op)
   return op->req.chunked || (op->req.has_length && op->req.content_length);
 }
 
+/* The test server's handlers of the operations, by row (s3_ops.h). */
+static const struct {
+  enum hs_step (*begin)(struct hs_op *op);
+  void (*end)(struct hs_op *op);
+} handlers[HS_OP__COUNT] = {
+#define HS_S3_HANDLER(kind, name, flags, begin, end) {begin, end},
+    HS_S3_OPS(HS_S3_HANDLER)
+#undef HS_S3_HANDLER
+};
+
 static enum hs_step dispatch_begin(struct hs_op *op)
 {
-  switch (op->kind) {
-  case HS_OP_PUT_OBJECT:
-  case HS_OP_COPY_OBJECT:
-  case HS_OP_GET_OBJECT:
-  case HS_OP_HEAD_OBJECT:
-  case HS_OP_DELETE_OBJECT:
-  case HS_OP_GET_OBJECT_TAGGING:
-  case HS_OP_PUT_OBJECT_TAGGING:
-  case HS_OP_DELETE_OBJECT_TAGGING:
-  case HS_OP_GET_OBJECT_ATTRIBUTES:
-    return hs_s3_object_begin(op);
-  case HS_OP_CREATE_UPLOAD:
-  case HS_OP_UPLOAD_PART:
-  case HS_OP_UPLOAD_PART_COPY:
-  case HS_OP_COMPLETE_UPLOAD:
-  case HS_OP_ABORT_UPLOAD:
-  case HS_OP_LIST_PARTS:
-    return hs_s3_multipart_begin(op);
-  default:
-    return hs_s3_bucket_begin(op);
+  if (hs_s3_ops[op->kind].flags & HS_S3_BODY) {
+    op->body_mode = HS_BODY_BUFFER;
+    op->body_limit = op->srv->cfg->max_xml_size;
   }
+  return handlers[op->kind].begin(op);
 }
 
-static void dispatch_end(struct hs_op *op)
-{
-  switch (op->kind) {
-  case HS_OP_PUT_OBJECT:
-  case HS_OP_COPY_OBJECT:
-  case HS_OP_GET_OBJECT:
-  case HS_OP_HEAD_OBJECT:
-  case HS_OP_DELETE_OBJECT:
-  case HS_OP_GET_OBJECT_TAGGING:
-  case HS_OP_PUT_OBJECT_TAGGING:
-  case HS_OP_DELETE_OBJECT_TAGGING:
-  case HS_OP_GET_OBJECT_ATTRIBUTES:
-    hs_s3_object_end(op);
-    break;
-  case HS_OP_CREATE_UPLOAD:
-  case HS_OP_UPLOAD_PART:
-  case HS_OP_UPLOAD_PART_COPY:
-  case HS_OP_COMPLETE_UPLOAD:
-  case HS_OP_ABORT_UPLOAD:
-  case HS_OP_LIST_PARTS:
-    hs_s3_multipart_end(op);
-    break;
-  default:
-    hs_s3_bucket_end(op);
-  }
-}
+static void dispatch_end(struct hs_op *op) { handlers[op->kind].end(op); }
 
 static enum hs_step fail(struct hs_op *op, enum hs_err err)
 {

@@ -53,7 +53,7 @@ uint64_t hs_op_body_bytes(const struct hs_op *op);
 /* Aborts whatever was not committed (a cut-short upload). Accepts NULL. */
 void hs_op_free(struct hs_op *op);
 
-/* The store's usage as a JSON object (the "store" member of the stats). */
+/* The store's usage as the "store" member of the stats object. */
 void hs_store_usage_json(struct hs_store *st, struct hs_buf *out);
 
 /* The functions above as the HTTP front's handler (http.h); its app

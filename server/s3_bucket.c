@@ -116,9 +116,17 @@ static void delete_objects(struct hs_op *op)
   hs_buf_puts(b, "<DeleteResult xmlns=\"" S3_NS "\">");
   for (size_t i = 0; i < l.n; i++) {
     /* buckets are never versioned: an object's one version is "null" */
+    const struct hs_delete_cond *dc = &l.conds[i];
+    struct hs_cond c = {.if_match = dc->etag,
+                        .has_size = dc->has_size,
+                        .size = dc->size,
+                        .has_mtime = dc->has_mtime,
+                        .mtime = dc->mtime};
+    bool any = dc->etag || dc->has_size || dc->has_mtime;
     err = l.versions[i] == HS_DEL_OTHER_VERSION
               ? HS_ERR_NO_VERSION
-              : hs_store_delete(op->srv->store, op->bucket, l.keys[i]);
+              : hs_store_delete_if(op->srv->store, op->bucket, l.keys[i],
+                                   any ? &c : NULL);
     if (!err && l.quiet)
       continue;
     hs_buf_puts(b, err ? "<Error>" : "<Deleted>");
@@ -174,11 +182,7 @@ static void list_uploads(struct hs_op *op)
 
 enum hs_step hs_s3_bucket_begin(struct hs_op *op)
 {
-  if (op->kind == HS_OP_CREATE_BUCKET || op->kind == HS_OP_DELETE_OBJECTS) {
-    op->body_mode = HS_BODY_BUFFER;
-    op->body_limit = op->srv->cfg->max_xml_size;
-  }
-  return HS_STEP_BODY;
+  return HS_STEP_BODY; /* XML bodies: the rows' HS_S3_BODY */
 }
 
 void hs_s3_bucket_end(struct hs_op *op)

@@ -8,58 +8,9 @@
 #include "auth/checksum.h"
 #include "hash.h"
 #include "s3.h"
+#include "s3_ops.h"
 #include "timefmt.h"
 #include "uri.h"
-
-enum hs_s3_kind {
-  HS_OP_LIST_BUCKETS,
-  HS_OP_CREATE_BUCKET,
-  HS_OP_DELETE_BUCKET,
-  HS_OP_HEAD_BUCKET,
-  HS_OP_LIST_OBJECTS,
-  HS_OP_LIST_OBJECTS_V2,
-  HS_OP_GET_LOCATION,
-  HS_OP_GET_VERSIONING,
-  HS_OP_LIST_UPLOADS,
-  HS_OP_DELETE_OBJECTS,
-  HS_OP_PUT_OBJECT,
-  HS_OP_COPY_OBJECT,
-  HS_OP_GET_OBJECT,
-  HS_OP_HEAD_OBJECT,
-  HS_OP_DELETE_OBJECT,
-  HS_OP_CREATE_UPLOAD,
-  HS_OP_UPLOAD_PART,
-  HS_OP_COMPLETE_UPLOAD,
-  HS_OP_ABORT_UPLOAD,
-  HS_OP_LIST_PARTS,
-  HS_OP_UPLOAD_PART_COPY,
-  HS_OP_GET_OBJECT_TAGGING,
-  HS_OP_LIST_VERSIONS,
-  HS_OP_PUT_OBJECT_TAGGING,
-  HS_OP_DELETE_OBJECT_TAGGING,
-  HS_OP_GET_OBJECT_ATTRIBUTES,
-  HS_OP_ADMIN_STATS,
-  HS_OP_ADMIN_HEALTH,
-  HS_OP_NOT_FOUND,
-  HS_OP_NOT_IMPLEMENTED,
-  HS_OP_METHOD_NOT_ALLOWED,
-  HS_OP__COUNT
-};
-
-/* Which operation a request is: a pure function of the method, whether a
- * bucket and a key are present, the query and whether x-amz-copy-source is
- * present. Admin paths are decided before (hs_admin_route). */
-enum hs_s3_kind hs_s3_route(const char *method, bool has_bucket, bool has_key,
-                            const struct hs_query *q, bool copy_source);
-enum hs_s3_kind hs_admin_route(const char *method, const char *path,
-                               size_t len);
-const char *hs_s3_kind_name(enum hs_s3_kind k);
-/* The first request header that asks for a feature this server does not
- * have (SSE of any kind, a canned ACL it cannot honour, grants, object
- * lock, website redirects, a storage class other than STANDARD or
- * REDUCED_REDUNDANCY), or NULL. Such a request gets 501 NotImplemented
- * rather than being carried out without what it asked for. */
-const char *hs_s3_unsupported_header(const struct hs_headers *h);
 
 enum hs_body_mode {
   HS_BODY_NONE,    /* not expected: up to a small limit, discarded */
@@ -176,9 +127,6 @@ void hs_s3_admin(struct hs_op *op);
 /* RDMA requests (s3_rdma.c): whether the request carries a token; if it
  * does, the answer (400, 501, or the engine's) is set in op->resp. */
 bool hs_s3_rdma(struct hs_op *op);
-/* GetObject, PutObject, UploadPart: the routes whose payload a token may
- * carry (elsewhere a token header is ignored, and a body is signed). */
-bool hs_s3_token_route(enum hs_s3_kind k);
 
 /* partNumber (1..10000) into op->part_number. HS_ERR_INVALID_ARGUMENT. */
 enum hs_err hs_op_part_number(struct hs_op *op);

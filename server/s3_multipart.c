@@ -479,16 +479,9 @@ static void list_parts_end(struct hs_op *op)
 
 enum hs_step hs_s3_multipart_begin(struct hs_op *op)
 {
-  switch (op->kind) {
-  case HS_OP_UPLOAD_PART:
+  if (op->kind == HS_OP_UPLOAD_PART)
     return hs_op_body_to_writer(op);
-  case HS_OP_COMPLETE_UPLOAD:
-    op->body_mode = HS_BODY_BUFFER;
-    op->body_limit = op->srv->cfg->max_xml_size;
-    return HS_STEP_BODY;
-  default:
-    return HS_STEP_BODY;
-  }
+  return HS_STEP_BODY; /* XML bodies: the rows' HS_S3_BODY */
 }
 
 void hs_s3_multipart_end(struct hs_op *op)

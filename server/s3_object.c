@@ -738,11 +738,7 @@ enum hs_step hs_s3_object_begin(struct hs_op *op)
 {
   if (op->kind == HS_OP_PUT_OBJECT)
     return hs_op_body_to_writer(op);
-  if (op->kind == HS_OP_PUT_OBJECT_TAGGING) {
-    op->body_mode = HS_BODY_BUFFER;
-    op->body_limit = op->srv->cfg->max_xml_size;
-  }
-  return HS_STEP_BODY;
+  return HS_STEP_BODY; /* XML bodies: the rows' HS_S3_BODY */
 }
 
 void hs_s3_object_end(struct hs_op *op)

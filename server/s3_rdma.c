@@ -6,15 +6,15 @@
  * is not the payload's) gets 501 with x-amz-rdma-reply: 501, so the client
  * falls back to plain HTTP; so does a token of another protocol's shape
  * (NVIDIA cuObject's DC descriptor), whose client falls back the same way
- * but would stop at a 400. Otherwise the engine answers first: 200 (or 206
+ * but would stop at a 400. The token's rules are the server library's
+ * (hipObjServerParseToken), the answer the front's (hs_rdma_answer), as
+ * in hipobj-gateway. Otherwise the engine answers first: 200 (or 206
  * for a range) with x-amz-rdma-reply: 200:<server token>, and the payload
  * moves once the client says it is ready. The response never has a body. */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rdma_store.h"
-#include "rdma/token.h"
 #include "s3_internal.h"
 
 /* The SHA-256 of no bytes. */
@@ -23,94 +23,30 @@ static const uint8_t empty_sha256[HS_SHA256_LEN] = {
     0xc8, 0x99, 0x6f, 0xb9, 0x24, 0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b,
     0x93, 0x4c, 0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55};
 
-/* NVIDIA cuObject's descriptor: CUOBJ_DESC_LEN visible characters (no ':'),
- * optionally followed by ":ADDR:SIZE" in hex, as its clients append the
- * buffer's address and size. Its length alone tells it from ours
- * (HO_TOKEN_HEX), so this never shadows a malformed hipObject token. */
-#define CUOBJ_DESC_LEN 81
-#define CUOBJ_FIELD_MAX 16
+/* Where the answer goes (front/rdma.h), for the op's response. */
+struct rdma_op {
+  struct hs_op *op;
+  struct hs_err_where where;
+  struct hs_rdma_answer a;
+};
 
-static bool hex_field(const char *p, size_t n)
+static void rdma_op_init(struct rdma_op *ro, struct hs_op *op)
 {
-  if (n == 0 || n > CUOBJ_FIELD_MAX)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (!isxdigit((unsigned char)p[i]))
-      return false;
-  return true;
-}
-
-static bool cuobject_descriptor(const char *t, size_t n)
-{
-  if (n < CUOBJ_DESC_LEN)
-    return false;
-  for (size_t i = 0; i < CUOBJ_DESC_LEN; i++)
-    if (t[i] <= ' ' || t[i] > '~' || t[i] == ':')
-      return false;
-  if (n == CUOBJ_DESC_LEN)
-    return true;
-  const char *addr = t + CUOBJ_DESC_LEN + 1;
-  const char *end = t + n;
-  const char *colon = memchr(addr, ':', (size_t)(end - addr));
-  return t[CUOBJ_DESC_LEN] == ':' && colon &&
-         hex_field(addr, (size_t)(colon - addr)) &&
-         hex_field(colon + 1, (size_t)(end - colon - 1));
-}
-
-bool hs_s3_token_route(enum hs_s3_kind k)
-{
-  return k == HS_OP_GET_OBJECT || k == HS_OP_PUT_OBJECT ||
-         k == HS_OP_UPLOAD_PART;
-}
-
-static void decline(struct hs_op *op, enum hs_err why, const char *message)
-{
-  hs_stat_add(&op->srv->stats->rdma_declined, 1);
-  hs_op_error_msg(op, why, message);
-  hs_resp_header(&op->resp, "x-amz-rdma-reply", "501");
-}
-
-/* The engine's answer to a start. */
-static bool answered(struct hs_op *op, enum hs_rdma_start res,
-                     const char *reply)
-{
-  switch (res) {
-  case HS_RDMA_STARTED:
-    hs_resp_header(&op->resp, "x-amz-rdma-reply", reply);
-    op->done = true;
-    return true;
-  case HS_RDMA_BAD_TOKEN:
-    hs_stat_add(&op->srv->stats->rdma_bad_tokens, 1);
-    hs_op_error(op, HS_ERR_RDMA_TOKEN);
-    return false;
-  case HS_RDMA_BUSY:
-    hs_op_error_msg(op, HS_ERR_SLOW_DOWN,
-                    "Every RDMA connection of this server is in use.");
-    hs_resp_header(&op->resp, "x-amz-rdma-reply", "503");
-    return false;
-  default:
-    decline(op, HS_ERR_RDMA_UNSERVABLE, NULL);
-    return false;
-  }
-}
-
-static void mismatch(struct hs_op *op, uint64_t token_len, uint64_t bytes)
-{
-  char m[200];
-  snprintf(m, sizeof m,
-           "The token's length (%llu) is not the number of bytes to move "
-           "(%llu); use plain HTTP, or a token of that length.",
-           (unsigned long long)token_len, (unsigned long long)bytes);
-  decline(op, HS_ERR_RDMA_UNSERVABLE, m);
+  ro->op = op;
+  ro->where = (struct hs_err_where){op->bucket, op->key, op->key_len,
+                                    op->path.p, op->path.len, op->request_id};
+  ro->a = (struct hs_rdma_answer){&op->resp, op->srv->stats, &ro->where,
+                                  false};
+  op->done = true; /* every path below answers */
 }
 
 /* GET: the object (or the range asked for) into the client's buffer,
  * decided as over HTTP (conditions, range) before any RDMA. The token's
  * length must be exactly the number of bytes to move. A declared
  * x-amz-content-sha256 is the empty body's: the request has none. */
-static void rdma_get(struct hs_op *op, const char *tok,
-                     const struct ho_token *t)
+static void rdma_get(struct rdma_op *ro, const char *tok, uint64_t tlen)
 {
+  struct hs_op *op = ro->op;
   if (op->auth.payload == HS_PAYLOAD_SHA256 &&
       !hs_mem_equal(op->auth.expected, empty_sha256, HS_SHA256_LEN)) {
     hs_op_error(op, HS_ERR_SHA256_MISMATCH);
@@ -119,35 +55,32 @@ static void rdma_get(struct hs_op *op, const char *tok,
   struct hs_get g;
   if (!hs_op_get_prepare(op, true, &g))
     return;
-  if (t->len != g.count || g.count == 0) {
+  if (tlen != g.count || g.count == 0) {
     hs_reader_close(g.reader);
-    mismatch(op, t->len, g.count);
+    hs_rdma_mismatch(&ro->a, tlen, g.count);
     return;
   }
-  char reply[HS_RDMA_REPLY_MAX];
-  if (!answered(op,
-                hs_rdma_get(op->srv->rdma, tok, g.reader, g.first, g.count,
-                            reply),
-                reply))
+  hipObjServerReply_t rep;
+  hipObjServerStatus_t st =
+      hs_rdma_get(op->srv->rdma, tok, g.reader, g.first, g.count, &rep);
+  if (!hs_rdma_answer(&ro->a, st, &rep, HS_ERR_RDMA_UNSERVABLE, NULL))
     return;
   hs_stat_add(&op->srv->stats->rdma_get, 1);
   hs_op_get_headers(op, &g);
-  hs_resp_headerf(&op->resp, "x-amz-rdma-bytes-transferred", "%llu",
-                  (unsigned long long)g.count);
 }
 
 /* PUT and UploadPart: the token's length is the object's (or part's) size;
  * the writer is chosen as over HTTP, and the payload that arrives is
  * checked as an HTTP body is (x-amz-content-sha256, x-amz-checksum-*,
  * Content-MD5) before the commit. */
-static void rdma_put(struct hs_op *op, const char *tok,
-                     const struct ho_token *t)
+static void rdma_put(struct rdma_op *ro, const char *tok, uint64_t tlen)
 {
-  if (t->len == 0) {
-    mismatch(op, 0, 0);
+  struct hs_op *op = ro->op;
+  if (tlen == 0) {
+    hs_rdma_mismatch(&ro->a, 0, 0);
     return;
   }
-  if (!hs_op_open_writer(op, t->len))
+  if (!hs_op_open_writer(op, tlen))
     return;
   struct hs_writer *w = op->writer;
   op->writer = NULL;
@@ -167,51 +100,58 @@ static void rdma_put(struct hs_op *op, const char *tok,
       .sha256 = op->auth.payload == HS_PAYLOAD_SHA256 ? op->auth.expected
                                                       : NULL,
       .cksum = op->cksum.alg ? &op->cksum : NULL};
-  char reply[HS_RDMA_REPLY_MAX];
-  if (answered(op, hs_rdma_put(op->srv->rdma, tok, w, t->len, &checks, reply),
-               reply))
+  hipObjServerReply_t rep;
+  hipObjServerStatus_t st =
+      hs_rdma_put(op->srv->rdma, tok, w, tlen, &checks, &rep);
+  if (hs_rdma_answer(&ro->a, st, &rep, HS_ERR_RDMA_UNSERVABLE, NULL))
     hs_stat_add(&op->srv->stats->rdma_put, 1);
+}
+
+/* The token's checks in the library (hipObjServerParseToken: malformed,
+ * another protocol's, not RC), then the server's own declines. */
+static bool servable(struct rdma_op *ro, const char *tok, uint64_t *tlen)
+{
+  struct hs_op *op = ro->op;
+  hipObjServerStatus_t st =
+      hs_header_count(&op->req.headers, "x-amz-rdma-token") == 1
+          ? hipObjServerParseToken(tok, strlen(tok), tlen)
+          : hipObjServerBadToken;
+  if (st == hipObjServerInvalidValue)
+    st = hipObjServerBadToken;
+  if (st != hipObjServerSuccess)
+    hs_rdma_answer(&ro->a, st, NULL, HS_ERR_RDMA_UNSERVABLE,
+                   "This server serves hipObject RC tokens only; use plain "
+                   "HTTP.");
+  else if (op->srv->cfg->decline_rdma)
+    hs_rdma_decline(&ro->a, HS_ERR_RDMA_DECLINED, NULL);
+  else if (!op->srv->rdma)
+    hs_rdma_decline(&ro->a, HS_ERR_RDMA_UNSERVABLE,
+                    "This server has no RDMA device; use plain HTTP.");
+  else
+    return true;
+  return false;
 }
 
 bool hs_s3_rdma(struct hs_op *op)
 {
-  const struct hs_headers *h = &op->req.headers;
-  const char *tok = hs_header_get(h, "x-amz-rdma-token");
+  const char *tok = hs_header_get(&op->req.headers, "x-amz-rdma-token");
   if (!tok || !hs_s3_token_route(op->kind))
     return false;
-  struct hs_stats *st = op->srv->stats;
-  hs_stat_add(&st->rdma_requests, 1);
+  hs_stat_add(&op->srv->stats->rdma_requests, 1);
   op->rdma = true;
-  struct ho_token t;
   if (op->req.chunked || (op->req.has_length && op->req.content_length)) {
     hs_op_error_msg(op, HS_ERR_INVALID_ARGUMENT,
                     "A request with x-amz-rdma-token has no body.");
     return true;
   }
-  if (hs_header_count(h, "x-amz-rdma-token") == 1 &&
-      cuobject_descriptor(tok, strlen(tok))) {
-    decline(op, HS_ERR_RDMA_UNSERVABLE,
-            "This server serves hipObject RC tokens only, not cuObject "
-            "descriptors; use plain HTTP.");
+  struct rdma_op ro;
+  rdma_op_init(&ro, op);
+  uint64_t tlen = 0;
+  if (!servable(&ro, tok, &tlen))
     return true;
-  }
-  if (hs_header_count(h, "x-amz-rdma-token") != 1 ||
-      !ho_token_decode(tok, strlen(tok), &t)) {
-    hs_stat_add(&st->rdma_bad_tokens, 1);
-    hs_op_error(op, HS_ERR_RDMA_TOKEN);
-    return true;
-  }
-  if (op->srv->cfg->decline_rdma)
-    decline(op, HS_ERR_RDMA_DECLINED, NULL);
-  else if (!op->srv->rdma)
-    decline(op, HS_ERR_RDMA_UNSERVABLE,
-            "This server has no RDMA device; use plain HTTP.");
-  else if (t.transport != HO_TRANSPORT_RC)
-    decline(op, HS_ERR_RDMA_UNSERVABLE,
-            "This server serves RC tokens only; use plain HTTP.");
-  else if (op->kind == HS_OP_GET_OBJECT)
-    rdma_get(op, tok, &t);
+  if (op->kind == HS_OP_GET_OBJECT)
+    rdma_get(&ro, tok, tlen);
   else
-    rdma_put(op, tok, &t);
+    rdma_put(&ro, tok, tlen);
   return true;
 }

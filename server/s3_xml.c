@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "timefmt.h"
 #include "uri.h"
 #include "xml.h"
 
@@ -102,10 +103,14 @@ void hs_delete_list_free(struct hs_delete_list *l)
     return;
   for (size_t i = 0; i < l->n; i++)
     free(l->keys[i]);
+  for (size_t i = 0; l->conds && i < l->n; i++)
+    free(l->conds[i].etag);
   free(l->keys);
   free(l->versions);
+  free(l->conds);
   l->keys = NULL;
   l->versions = NULL;
+  l->conds = NULL;
   l->n = 0;
 }
 
@@ -120,6 +125,39 @@ static bool parse_bool(const char *t, size_t len, bool *out)
   return true;
 }
 
+/* An Object's ETag, LastModifiedTime and Size, if given. */
+static enum hs_err delete_cond(const struct hs_xml_doc *d, int obj,
+                               struct hs_delete_cond *c)
+{
+  const char *t;
+  size_t tl;
+  int e = hs_xml_child(d, obj, "ETag");
+  int m = hs_xml_child(d, obj, "LastModifiedTime");
+  int z = hs_xml_child(d, obj, "Size");
+  if (e >= 0) {
+    if (!leaf_text(d, e, &t, &tl) || tl == 0 || tl > 2 * HS_ETAG_MAX ||
+        memchr(t, '\0', tl))
+      return HS_ERR_MALFORMED_XML;
+    if (!(c->etag = strndup(t, tl)))
+      return HS_ERR_NOMEM;
+  }
+  if (m >= 0 && (!leaf_text(d, m, &t, &tl) ||
+                 !hs_time_parse_iso8601(t, tl, &c->mtime)))
+    return HS_ERR_MALFORMED_XML;
+  c->has_mtime = m >= 0;
+  if (z >= 0) {
+    if (!leaf_text(d, z, &t, &tl) || tl == 0 || tl > 19)
+      return HS_ERR_MALFORMED_XML;
+    for (size_t i = 0; i < tl; i++) {
+      if (t[i] < '0' || t[i] > '9')
+        return HS_ERR_MALFORMED_XML;
+      c->size = c->size * 10 + (uint64_t)(t[i] - '0');
+    }
+    c->has_size = true;
+  }
+  return HS_OK;
+}
+
 enum hs_err hs_parse_delete(const char *body, size_t len,
                             struct hs_delete_list *out)
 {
@@ -128,7 +166,7 @@ enum hs_err hs_parse_delete(const char *body, size_t len,
   if (err)
     return err;
   struct hs_delete_list l = {
-      .keys = NULL, .versions = NULL, .n = 0, .quiet = false};
+      .keys = NULL, .versions = NULL, .conds = NULL, .n = 0, .quiet = false};
   err = HS_ERR_MALFORMED_XML;
   if (!hs_xml_is(&d, 0, "Delete"))
     goto fail;
@@ -145,7 +183,8 @@ enum hs_err hs_parse_delete(const char *body, size_t len,
     goto fail;
   l.keys = calloc(count, sizeof *l.keys);
   l.versions = calloc(count, sizeof *l.versions);
-  if (!l.keys || !l.versions) {
+  l.conds = calloc(count, sizeof *l.conds);
+  if (!l.keys || !l.versions || !l.conds) {
     err = HS_ERR_NOMEM;
     goto fail;
   }
@@ -169,6 +208,9 @@ enum hs_err hs_parse_delete(const char *body, size_t len,
                             ? HS_DEL_NULL_VERSION
                             : HS_DEL_OTHER_VERSION;
     l.keys[l.n++] = k;
+    if ((err = delete_cond(&d, c, &l.conds[l.n - 1])))
+      goto fail;
+    err = HS_ERR_MALFORMED_XML;
   }
   hs_xml_free(&d);
   *out = l;

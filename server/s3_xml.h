@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 #include "s3_limits.h"
@@ -27,16 +28,26 @@ enum hs_delete_version {
   HS_DEL_OTHER_VERSION /* another: there is none such here */
 };
 
+/* An object's conditions in DeleteObjects (S3's conditional deletes). */
+struct hs_delete_cond {
+  bool has_size, has_mtime;
+  char *etag; /* malloc()ed; NULL: none */
+  uint64_t size;
+  int64_t mtime;
+};
+
 struct hs_delete_list {
   char **keys; /* n keys, each malloc()ed, NUL-terminated */
   enum hs_delete_version *versions; /* n */
+  struct hs_delete_cond *conds;     /* n */
   size_t n;
   bool quiet;
 };
 
 /* <Delete><Quiet>true</Quiet><Object><Key>k</Key>[<VersionId>v</VersionId>]
- * </Object>...</Delete>: 1..HS_MAX_DELETE objects, keys 1..1024 bytes
- * without NUL. */
+ * [<ETag>e</ETag>][<LastModifiedTime>ISO 8601</LastModifiedTime>]
+ * [<Size>n</Size>]</Object>...</Delete>: 1..HS_MAX_DELETE objects, keys
+ * 1..1024 bytes without NUL. */
 enum hs_err hs_parse_delete(const char *body, size_t len,
                             struct hs_delete_list *out);
 void hs_delete_list_free(struct hs_delete_list *l);

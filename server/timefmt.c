@@ -71,3 +71,34 @@ bool hs_time_parse_http(const char *s, int64_t *out)
   *out = (int64_t)t;
   return true;
 }
+
+bool hs_time_parse_iso8601(const char *s, size_t len, int64_t *out)
+{
+  /* YYYY-MM-DDTHH:MM:SS, optionally .fraction, then Z */
+  if (len < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+      s[13] != ':' || s[16] != ':' || s[len - 1] != 'Z')
+    return false;
+  size_t i = 19;
+  if (s[i] == '.')
+    for (i++; i < len - 1 && s[i] >= '0' && s[i] <= '9'; i++)
+      ;
+  int year, mon, day, h, m, sec;
+  if (i != len - 1 || !num(s, 4, &year) || !num(s + 5, 2, &mon) ||
+      !num(s + 8, 2, &day) || !num(s + 11, 2, &h) || !num(s + 14, 2, &m) ||
+      !num(s + 17, 2, &sec) || mon < 1 || mon > 12 || day < 1 || day > 31 ||
+      h > 23 || m > 59 || sec > 60)
+    return false;
+  struct tm tm;
+  memset(&tm, 0, sizeof tm);
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = h;
+  tm.tm_min = m;
+  tm.tm_sec = sec;
+  time_t t = timegm(&tm);
+  if (t == (time_t)-1)
+    return false;
+  *out = (int64_t)t;
+  return true;
+}

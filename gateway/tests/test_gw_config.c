@@ -96,6 +96,34 @@ static void refusals(void **state)
   assert_int_equal(parse(&c, err, sizeof err, "--help", NULL), HS_CONFIG_HELP);
 }
 
+/* Issue #20: the stats' audience, sharing a store identity, the per-address
+ * default and the head deadline. */
+static void security_options(void **state)
+{
+  struct gw_config c;
+  char err[256];
+  assert_int_equal(parse(&c, err, sizeof err, BASE, NULL), HS_CONFIG_OK);
+  assert_false(c.public_stats);
+  assert_false(c.shared_store_identity);
+  assert_int_equal(c.front.header_timeout_s, 30);
+  assert_int_equal(hs_config_per_ip(&c.front), 1024 / 8);
+  assert_int_equal(parse(&c, err, sizeof err, BASE, "--public-stats",
+                         "--shared-store-identity", "--header-timeout", "5",
+                         "--max-connections", "40", NULL),
+                   HS_CONFIG_OK);
+  assert_true(c.public_stats);
+  assert_true(c.shared_store_identity);
+  assert_int_equal(c.front.header_timeout_s, 5);
+  assert_int_equal(hs_config_per_ip(&c.front), 5);
+  assert_int_equal(parse(&c, err, sizeof err, BASE, "--max-connections-per-ip",
+                         "0", NULL),
+                   HS_CONFIG_OK);
+  assert_int_equal(hs_config_per_ip(&c.front), 0); /* said: no limit */
+  assert_int_equal(parse(&c, err, sizeof err, BASE, "--header-timeout", "0",
+                         NULL),
+                   HS_CONFIG_ERROR);
+}
+
 static void credentials(void **state)
 {
   struct gw_config c;
@@ -135,6 +163,6 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(minimal), cmocka_unit_test(shared_options),
       cmocka_unit_test(refusals), cmocka_unit_test(credentials),
-      cmocka_unit_test(environment)};
+      cmocka_unit_test(environment), cmocka_unit_test(security_options)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,24 +7,33 @@ requirements into it from a package index. Machines set up by
 scripts/deps.sh have no index, only Debian's python3-setuptools and
 python3-wheel, which the isolated environment hides. So this backend
 requires nothing from an index and, when the isolation hid them, puts the
-interpreter's own site directories back on sys.path (after everything
-else, so a setuptools that pip did install still wins). With
---no-build-isolation it is plain setuptools.build_meta."""
+interpreter's own site directory that holds each missing one back on
+sys.path (after everything else, so a setuptools that pip did install
+still wins); in a venv made without --system-site-packages, whose
+ensurepip brings setuptools but not wheel, the base interpreter's (Debian's
+python3-wheel). With --no-build-isolation it is plain
+setuptools.build_meta."""
+import importlib.util
+import os
 import site
 import sys
 
 
-def _own_site():
-    for path in site.getsitepackages():
-        if path not in sys.path:
-            sys.path.append(path)
+def _bring(module):
+    """Append the first site directory that holds `module`."""
+    if importlib.util.find_spec(module) is not None:
+        return
+    dirs = site.getsitepackages() + site.getsitepackages([sys.base_prefix])
+    for path in dirs:
+        if os.path.isdir(os.path.join(path, module)):
+            if path not in sys.path:
+                sys.path.append(path)
+            importlib.invalidate_caches()
+            return
 
 
-try:
-    import setuptools  # noqa: F401
-    import wheel  # noqa: F401
-except ImportError:
-    _own_site()
+_bring("setuptools")
+_bring("wheel")
 
 try:
     from setuptools import build_meta as _meta

@@ -6,8 +6,9 @@ connections and hipObject instance belong to the parent. So each process
 makes its own on first use, and a child never closes or frees what it
 inherited (those objects are kept, unused, until it exits).
 
-Registration never crosses a fork: when the parent had opened a client
-that could use RDMA before forking, hipObject's instance in the child is
+Registration never crosses a fork: when the parent had a client that
+could use RDMA alive when it forked (one of the integrations', or one the
+application made: hipobj._core._rdma_live() asks the glue), hipObject's instance in the child is
 the parent's, so the child's clients are HTTP only (rdma=False) and say so
 in rdma_reason. Open no RDMA client before forking workers (the datasets
 list in the parent over plain HTTP and read in the workers) and each
@@ -15,6 +16,7 @@ worker gets its own hipObject and RDMA."""
 import os
 import threading
 
+from . import _core
 from ._core import Client
 
 _lock = threading.Lock()
@@ -23,19 +25,26 @@ _clients = {}          # config key -> Client, of this process
 _inherited = []        # what a child got from its parent: kept, never used
 _rdma_opened = False   # this process opened a client that may use RDMA
 _parent_rdma = False   # the process we were forked from had
+_rdma_at_fork = False  # set just before a fork
+
+
+def _before_fork():
+    global _rdma_at_fork
+    _rdma_at_fork = _rdma_opened or _core._rdma_live()
 
 
 def _after_fork_in_child():
     global _pid, _clients, _rdma_opened, _parent_rdma, _lock
     _lock = threading.Lock()
     _inherited.append(_clients)
-    _parent_rdma = _parent_rdma or _rdma_opened
+    _parent_rdma = _parent_rdma or _rdma_at_fork
     _clients = {}
     _rdma_opened = False
     _pid = os.getpid()
 
 
-os.register_at_fork(after_in_child=_after_fork_in_child)
+os.register_at_fork(before=_before_fork,
+                    after_in_child=_after_fork_in_child)
 
 
 def note_rdma_client(c):

@@ -141,6 +141,27 @@ class HipObjFileSystem(AbstractFileSystem):
         with ThreadPoolExecutor(min(n, 8)) as pool:
             return list(pool.map(one, range(n)))
 
+    def cat(self, path, recursive=False, on_error="raise", **kwargs):
+        """fsspec's cat, with the objects of a list of paths read up to 8
+        at a time on threads (zarr's and FSMap.getitems' many chunks)."""
+        if not isinstance(path, list) or recursive or len(path) < 2 or \
+                any(glob in p for p in path for glob in "*?["):
+            return super().cat(path, recursive=recursive, on_error=on_error,
+                               **kwargs)
+        paths = [self._strip_protocol(p) for p in path]
+
+        def one(p):
+            try:
+                return self.cat_file(p, **kwargs)
+            except Exception as e:  # noqa: BLE001 (fsspec's contract)
+                if on_error == "raise":
+                    raise
+                return e
+        with ThreadPoolExecutor(min(len(paths), 8)) as pool:
+            got = list(pool.map(one, paths))
+        return {p: v for p, v in zip(paths, got)
+                if not (on_error == "omit" and isinstance(v, Exception))}
+
     def _open(self, path, mode="rb", block_size=None, autocommit=True,
               cache_options=None, **kwargs):
         if mode not in ("rb", "wb"):

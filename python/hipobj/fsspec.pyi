@@ -23,6 +23,9 @@ class HipObjFileSystem(AbstractFileSystem):
     def client(self) -> Client: ...
     def cat_file(self, path: str, start: Optional[int] = None,
                  end: Optional[int] = None, **kwargs: Any) -> bytes: ...
+    def cat(self, path: Union[str, List[str]], recursive: bool = False,
+            on_error: str = "raise",
+            **kwargs: Any) -> Union[bytes, Dict[str, Any]]: ...
     def cat_ranges(self, paths: List[str], starts: List[int],
                    ends: List[int], max_gap: Any = None,
                    on_error: str = "return",

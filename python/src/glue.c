@@ -42,6 +42,16 @@ void hp_glue_release(void)
     hipObjS3ClientDestroy(glue.all[--glue.n]);
 }
 
+/* Whether a glue client that can use RDMA is alive (so hipObject's
+ * instance is): a process forked now would inherit it. */
+bool hp_glue_rdma_live(void)
+{
+  for (size_t i = 0; i < glue.n; i++)
+    if (hipObjS3ClientRdma(glue.all[i], NULL, 0, NULL))
+      return true;
+  return false;
+}
+
 /* ---- creation ----------------------------------------------------------- */
 
 /* The glue's progress callback, on any thread of a transfer: the Python

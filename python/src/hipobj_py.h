@@ -96,6 +96,8 @@ hipObjS3Client_t *hp_glue_create(const struct hp_glue_args *a);
 /* One client is done with its glue client: when none is left, destroy
  * them all. */
 void hp_glue_release(void);
+/* Whether a live glue client can use RDMA (hipObject's instance is up). */
+bool hp_glue_rdma_live(void);
 
 /* ---- results (result.c) ------------------------------------------------- */
 

@@ -7,9 +7,18 @@ static PyObject *library_version(PyObject *mod, PyObject *unused)
   return PyUnicode_FromString(hipObjGetVersionString());
 }
 
+static PyObject *rdma_live(PyObject *mod, PyObject *unused)
+{
+  return PyBool_FromLong(hp_glue_rdma_live());
+}
+
 static PyMethodDef functions[] = {
     {"library_version", library_version, METH_NOARGS,
      "library_version() -> str\n--\n\nThe version of libhipobj in use."},
+    {"_rdma_live", rdma_live, METH_NOARGS,
+     "_rdma_live() -> bool\n--\n\nWhether a client that can use RDMA is "
+     "alive in this process\n(hipObject's instance is up): hipobj._procs "
+     "asks before a fork."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {

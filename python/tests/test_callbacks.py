@@ -106,3 +106,27 @@ def test_target_that_moved_raises(client, op):
         else:
             client.put_from("pyt/mv", t)
     assert t.exported == t.deleted == 2
+
+
+def test_torch_resized_during_transfer_raises(srv):
+    """PY-2 with torch itself: the progress callback (run during the
+    transfer, from the client's worker thread) resizes the target, which
+    frees its storage; the call raises instead of returning success."""
+    torch = pytest.importorskip("torch", reason="torch is not installed "
+                                "(python3-torch): the resize case untested")
+    t = torch.zeros(4096, dtype=torch.uint8)
+    armed = []
+
+    def progress(done, total):
+        if armed and done == total:
+            t.resize_(1 << 20)  # a new, larger storage: the old one is freed
+
+    c = srv.client(progress=progress)
+    try:
+        c.put_from("pyt/resize", pattern(4096, 2))
+        armed.append(1)
+        with pytest.raises(RuntimeError, match="moved during the transfer"):
+            c.get_into("pyt/resize", t)
+        assert t.numel() == 1 << 20
+    finally:
+        c.close()

@@ -136,6 +136,23 @@ def test_cat_file_and_ranges(fs, srv):
         fs.cat_ranges(["pyt/fs/none"], [0], [1], on_error="raise")
 
 
+def test_cat_of_many_paths(fs):
+    """A list of paths is read on threads, with fsspec's on_error."""
+    want = {"pyt/many2/%d" % i: pattern(1000 + i, seed=i) for i in range(20)}
+    for k, v in want.items():
+        fs.pipe_file(k, v)
+    assert fs.cat(list(want)) == want
+    got = fs.cat(list(want) + ["pyt/many2/none"], on_error="return")
+    assert isinstance(got.pop("pyt/many2/none"), FileNotFoundError)
+    assert got == want
+    assert fs.cat(list(want) + ["pyt/many2/none"], on_error="omit") == want
+    with pytest.raises(FileNotFoundError):
+        fs.cat(["pyt/many2/1", "pyt/many2/none"])
+    m = fs.get_mapper("pyt/many2")
+    assert m.getitems(["1", "2"]) == {"1": want["pyt/many2/1"],
+                                      "2": want["pyt/many2/2"]}
+
+
 def test_ls_info_exists(fs):
     fs.pipe_file("pyt/tree/a.txt", b"A")
     fs.pipe_file("pyt/tree/sub/b.txt", b"BB")

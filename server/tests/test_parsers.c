@@ -555,6 +555,18 @@ static void dates(void **state)
   assert_false(hs_time_parse_http("Sun, 06 Foo 1994 08:49:37 GMT", &t));
   assert_false(hs_time_parse_http("Sun, 06 Nov 1994 25:49:37 GMT", &t));
   assert_false(hs_time_parse_http("", &t));
+  /* ISO 8601, as S3's XML writes it, with or without a fraction */
+  t = 0;
+  assert_true(hs_time_parse_iso8601(s, strlen(s), &t));
+  assert_int_equal(t, 784111777);
+  t = 0;
+  assert_true(hs_time_parse_iso8601("1994-11-06T08:49:37Z", 20, &t));
+  assert_int_equal(t, 784111777);
+  static const char *const bad[] = {
+      "1994-11-06T08:49:37", "1994-11-06 08:49:37Z", "1994-13-06T08:49:37Z",
+      "1994-11-06T08:49:37.Z0", "1994-11-06T08:49:37+01:00", ""};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_false(hs_time_parse_iso8601(bad[i], strlen(bad[i]), &t));
 }
 
 int main(void)

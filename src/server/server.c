@@ -286,6 +286,8 @@ hipObjServerStatus_t hipObjServerParseToken(const char *token,
   struct ho_token t;
   if (!token || !length)
     return hipObjServerInvalidValue;
+  if (ho_server_foreign_token(token, tokenLength))
+    return hipObjServerDeclined;
   if (tokenLength != HO_TOKEN_HEX ||
       !ho_token_decode(token, (size_t)tokenLength, &t))
     return hipObjServerBadToken;
@@ -410,7 +412,9 @@ hipObjServerStatus_t hipObjServerStart(hipObjServer_t *srv,
   hipObjServerTransfer_t *x = ho_xfer_new(srv, &r, xfer ? 2 : 1);
   char rep[HO_ENGINE_REPLY_MAX];
   enum ho_engine_start_result res =
-      x ? try_engines(srv, &r, x, rep) : HO_ENGINE_DECLINE;
+      x && !ho_server_foreign_token(r.token, r.tokenLength)
+          ? try_engines(srv, &r, x, rep)
+          : HO_ENGINE_DECLINE;
   if (res != HO_ENGINE_STARTED) {
     if (x)
       ho_xfer_discard(x);

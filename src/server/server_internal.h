@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The objects behind include/hipobj_server.h, shared by its three files:
+/* The objects behind include/hipobj_server.h, shared by its files:
  *   server.c    the server: its engines (one per NIC), start, statistics;
  *   server_mem.c  registered memory;
- *   server_xfer.c transfer handles and the engine's callbacks.
+ *   server_xfer.c transfer handles and the engine's callbacks;
+ *   server_token.c the declines a token's shape decides.
  * Nothing here is exported: the version script keeps hipObjServer* only. */
 #ifndef HO_SERVER_INTERNAL_H
 #define HO_SERVER_INTERNAL_H
@@ -119,5 +120,10 @@ void ho_xfer_engine_io(hipObjServerTransfer_t *x, struct ho_engine_io *io,
                        struct ho_engine_xfer_opts *xo, uint32_t engine);
 /* A transfer that never started: drop it whole. */
 void ho_xfer_discard(hipObjServerTransfer_t *x);
+
+/* Whether a token is another protocol's (NVIDIA cuObject's descriptor,
+ * bare or with ":ADDR:SIZE"): declined (501), so that its client falls
+ * back to plain HTTP, never a malformed token (400). server_token.c. */
+bool ho_server_foreign_token(const char *token, uint64_t length);
 
 #endif

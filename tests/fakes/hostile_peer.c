@@ -60,6 +60,9 @@ static void *serve(void *arg)
     return NULL;
   uint8_t op = h->put ? HO_WIRE_PUT : HO_WIRE_GET;
   uint64_t len = c->len;
+  /* the library retries a refused attempt: the first refusal is the one
+   * the tests look at (a later attempt may meet a retired QP instead) */
+  const enum ibv_wc_status first = h->attack_status;
   switch (h->attack) {
   case A_NONE:
     if (h->put) {
@@ -100,6 +103,8 @@ static void *serve(void *arg)
                             h->old.len);
     break;
   }
+  if (first != IBV_WC_SUCCESS)
+    h->attack_status = first;
   if (!h->op_in_final_honest)
     op = h->put ? HO_WIRE_PUT : HO_WIRE_GET; /* the lie a hostile server
                                                  tells */

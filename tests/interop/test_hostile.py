@@ -450,7 +450,7 @@ def per_address(c, binary):
             try:
                 if request(srv, req("GET", "/_hipobj/health"))[0] == 200:
                     break
-            except OSError:
+            except (OSError, EOFError):  # still refused: not yet let go
                 pass
             time.sleep(0.1)
         alive(c, srv, "the per-address limit")

@@ -428,6 +428,27 @@ static void refusals(void **state)
   assert_int_equal(hipObjServerParseToken(dc, HO_TOKEN_HEX, &len),
                    hipObjServerDeclined);
   assert_int_equal(len, 4096); /* untouched on failure */
+  /* NVIDIA cuObject's descriptor, bare or with ":addr:size": declined, so
+   * that its client falls back (a 400 would stop it) */
+  const char *cuobj = "00007f7c2a000000000000100000000002c9d8a70000000000"
+                      "00fe800000000000000a1b2c3d4e5f6";
+  char cuobj_sfx[128];
+  snprintf(cuobj_sfx, sizeof cuobj_sfx, "%s:00007f7c2a000000:1000", cuobj);
+  assert_int_equal(strlen(cuobj), 81);
+  assert_int_equal(hipObjServerParseToken(cuobj, 81, &len),
+                   hipObjServerDeclined);
+  assert_int_equal(hipObjServerParseToken(cuobj_sfx, strlen(cuobj_sfx), &len),
+                   hipObjServerDeclined);
+  assert_int_equal(hipObjServerParseToken(cuobj, 80, &len),
+                   hipObjServerBadToken);
+  assert_int_equal(hipObjServerParseToken(cuobj_sfx, strlen(cuobj_sfx) - 5,
+                                          &len),
+                   hipObjServerBadToken); /* ":addr" without its size */
+  assert_int_equal(len, 4096);
+  req_init(&q, f, hipObjServerOpGet, 4096);
+  assert_int_equal(start_token(&q, cuobj_sfx), hipObjServerDeclined);
+  assert_int_equal(q.reply.httpStatus, 501);
+  assert_string_equal(q.reply.rdmaReply, "501");
   req_init(&q, f, hipObjServerOpGet, 4095);
   assert_int_equal(start_token(&q, tok), hipObjServerDeclined);
   assert_int_equal(q.reply.httpStatus, 501);
@@ -438,7 +459,7 @@ static void refusals(void **state)
   hipObjPutRdmaToken(tok);
   hipObjServerStats_t s = stats(f);
   assert_int_equal(s.badTokens, 1);
-  assert_int_equal(s.declined, 1);
+  assert_int_equal(s.declined, 2);
   assert_int_equal(s.started, 0);
   assert_int_equal(atomic_load(&q.done_calls), 0); /* never started */
 }
@@ -605,8 +626,10 @@ static void registered_memory(void **state)
 }
 
 /* The server's WRITE fails (the fabric's retries exhausted): counted in
- * rdmaFailed; the client, whose GET sees nothing more, retries at its
- * stall bound, and the retry succeeds. */
+ * rdmaFailed. If its final was flushed, the client, whose GET sees nothing
+ * more, retries at its stall bound and the retry succeeds; if the final
+ * was delivered before the error (the fake reports it after placement, as
+ * a NIC may), the client has every byte and succeeds at once. */
 static void failed_rdma_is_counted_and_retried(void **state)
 {
   struct fixture *f = *state;
@@ -619,13 +642,15 @@ static void failed_rdma_is_counted_and_retried(void **state)
   req_end(&q);
   assert_memory_equal(f->buf, f->object, 5000);
   hipObjServerStats_t s1 = stats(f);
-  assert_int_equal(s1.rdmaFailed - s0.rdmaFailed, 1);
-  assert_int_equal(s1.completed - s0.completed, 1);
   hipObjInfo_t i;
   memset(&i, 0, sizeof i);
   i.size = sizeof i;
   hipObjGetInfo(&i);
-  assert_int_equal(i.retriesStalled + i.retriesFabric, 1);
+  uint64_t retries = i.retriesStalled + i.retriesFabric;
+  assert_true(retries <= 1);
+  assert_int_equal(s1.rdmaFailed - s0.rdmaFailed, 1);
+  assert_int_equal(s1.started - s0.started, 1 + retries);
+  assert_int_equal(s1.completed - s0.completed, retries);
 }
 
 static void unacknowledged_final_is_rdma_error(void **state)

@@ -7,6 +7,8 @@
  *                                     (fake runtime) falls back to plain MR
  *   hipobj-vmprobe original-ordering  server RDMA into a client QP in INIT
  *                                     fails (bounded retries), buffer intact
+ *   hipobj-vmprobe hostile-put        PUT attacks with windows and without
+ *                                     (R-1: the QP's access in the fallback)
  *   hipobj-vmprobe hostile            the hostile-server suite on rxe: the
  *                                     library against tests/fakes/hostile_peer
  *   hipobj-vmprobe windows            type-2 memory windows on rxe: bound over
@@ -501,10 +503,84 @@ static void probe_hostile(void)
   free(buf);
 }
 
+/* R-1 on rxe: the same hostile server against PUTs, with windows and
+ * without them (HIPOBJ_SCOPED_TOKENS=0's fallback), where the QP grants
+ * only the running transfer's direction and nothing after it. */
+/* The NIC refused: a window or MR's access (remote access error), or the
+ * QP's access flags, which rxe answers as an invalid request (status 9). */
+static bool nic_refused(enum ibv_wc_status st)
+{
+  return st == IBV_WC_REM_ACCESS_ERR || st == IBV_WC_REM_INV_REQ_ERR;
+}
+
+static void hostile_put_round(bool scoped)
+{
+  const struct ho_platform *sys = real_platform();
+  struct ho_options o;
+  ho_options_defaults(&o);
+  o.transfer_timeout_ms = 2000;
+  o.scoped_tokens = scoped;
+  o.require_scoped_tokens = scoped;
+  hipObjConfig_t cfg = {0};
+  cfg.gpuDevice = -1;
+  cfg.nicHint = dev_name();
+  int native = 0;
+  const char *mode = scoped ? "windows" : "no windows";
+  check(ho_init_with(sys, &o, &cfg, &native) == hipObjSuccess, "init on %s, %s",
+        dev_name(), mode);
+  uint8_t *buf = aligned_alloc(4096, H_BUF);
+  struct hostile h;
+  check(hipObjBufRegisterHost(buf, H_BUF).opError == hipObjSuccess &&
+            hostile_open(&h, sys->verbs, sys->topo, dev_name()) == 0,
+        "a buffer, and a hostile server on %s", dev_name());
+  memset(buf, 0xee, H_BUF);
+  for (unsigned i = 0; i < H_XFER; i++)
+    buf[H_OFF + i] = (uint8_t)(i * 3 + 5);
+  hipObjOpError_t e = hostile_put(&h, buf, H_XFER, H_OFF, A_NONE);
+  check(e == hipObjSuccess && memcmp(h.mem, buf + H_OFF, H_XFER) == 0,
+        "%s: an honest PUT through it works", mode);
+  e = hostile_put(&h, buf, H_XFER, H_OFF, A_PUT_WRITE);
+  check(nic_refused(h.attack_status) && buf[H_OFF] == 5 &&
+            outside_changed(buf) == 0,
+        "%s: a write into a PUT's buffer is refused (status %d)", mode,
+        h.attack_status);
+  e = hostile_put(&h, buf, H_XFER, H_OFF, A_PUT_AFTER_FINAL);
+  check(e == hipObjSuccess && nic_refused(h.late_status),
+        "%s: a read after the PUT returned is refused (status %d)", mode,
+        h.late_status);
+  memset(buf, 0xee, H_BUF);
+  e = hostile_get(&h, buf, H_XFER, H_OFF, A_AS_PUT, true);
+  check(nic_refused(h.attack_status) && e != hipObjSuccess,
+        "%s: a read during a GET is refused (status %d)", mode, h.attack_status);
+  memset(buf, 0xee, H_BUF);
+  e = hostile_get(&h, buf, H_XFER, H_OFF, A_AFTER_FINAL, true);
+  check(e == hipObjSuccess && nic_refused(h.late_status) && buf[H_OFF] == 1,
+        "%s: a write after the GET returned is refused (status %d)", mode,
+        h.late_status);
+  for (unsigned i = 0; i < H_XFER; i++)
+    buf[H_OFF + i] = (uint8_t)(i * 3 + 5);
+  e = hostile_put(&h, buf, H_XFER, H_OFF, A_PUT_SHIFT);
+  printf("info: %s: a PUT read shifted by -4096: NIC status %d, transfer %d "
+         "(the registered buffer in the transfer's direction stays exposed "
+         "without windows; rxe checks the MR's range, not the window's)\n",
+         mode, h.attack_status, e);
+  hipObjBufDeregister(buf);
+  hostile_close(&h);
+  ho_shutdown();
+  free(buf);
+}
+
+static void probe_hostile_put(void)
+{
+  hostile_put_round(true);
+  hostile_put_round(false);
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
-    fprintf(stderr, "usage: %s select|dmabuf|original-ordering|windows|hostile\n", argv[0]);
+    fprintf(stderr, "usage: %s select|dmabuf|original-ordering|windows|hostile|hostile-put\n",
+            argv[0]);
     return 2;
   }
   if (!strcmp(argv[1], "select"))
@@ -517,6 +593,8 @@ int main(int argc, char **argv)
     probe_windows();
   else if (!strcmp(argv[1], "hostile"))
     probe_hostile();
+  else if (!strcmp(argv[1], "hostile-put"))
+    probe_hostile_put();
   else
     return 2;
   printf("%s: %s\n", argv[1], failures ? "FAILED" : "passed");

@@ -323,7 +323,7 @@ static void print_point(const struct tool_opts *o, const struct point *p,
   }
   tool_fmt_bytes((double)p->size, size, sizeof size);
   printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f %5.0f%% %5.2f "
-         "%8.3f %8.3f  %-5s",
+         "%8.3f %8.3f  %s",
          p->op, size, p->conc, p->iters, mibs, ops, p->p50, p->p90, p->p99,
          p->reuse * 100, p->transitions, cpu_ms_x, cpu_s_gb, p->path);
   if (p->retry_fabric + p->retry_server + p->retry_stalled + p->retry_kept)

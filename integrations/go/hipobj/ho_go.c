@@ -24,3 +24,14 @@ hipObjError_t ho_go_put(void *buf, size_t size, off_t offset, uintptr_t h)
 {
   return hipObjPut(NULL, buf, size, offset, &ho_go_ops, (void *)h);
 }
+
+static void ho_go_log(void *ctx, hipObjLogLevel_t level, const char *message)
+{
+  (void)ctx;
+  hoGoLog((int)level, (char *)message);
+}
+
+hipObjError_t ho_go_set_log(int on)
+{
+  return hipObjSetLogCallback(on ? ho_go_log : NULL, NULL);
+}

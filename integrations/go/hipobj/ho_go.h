@@ -11,5 +11,7 @@
 
 hipObjError_t ho_go_get(void *buf, size_t size, off_t offset, uintptr_t h);
 hipObjError_t ho_go_put(void *buf, size_t size, off_t offset, uintptr_t h);
+/* hipObjSetLogCallback() with the Go function hoGoLog, or NULL (stderr). */
+hipObjError_t ho_go_set_log(int on);
 
 #endif

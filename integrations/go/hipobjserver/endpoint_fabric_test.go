@@ -30,6 +30,7 @@ type endpoint struct {
 	mem     *Mem
 	mu      sync.Mutex
 	objects map[string][]byte
+	wait    chan *Transfer // when set: the test waits for the transfer
 }
 
 func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -54,6 +55,8 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if key[:3] == "mem" {
 			copy(e.mem.Bytes(), data)
 			req.Mem = e.mem
+		} else if key == "panics" {
+			req.Read = func(uint64, []byte) error { panic("a store that panics") }
 		} else {
 			req.Read = func(off uint64, p []byte) error {
 				copy(p, data[off:])
@@ -94,11 +97,24 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	x.Release()
+	e.mu.Lock()
+	wait := e.wait
+	e.mu.Unlock()
+	if wait != nil {
+		wait <- x
+	} else {
+		x.Release()
+	}
 	w.Header().Set("x-amz-rdma-bytes-transferred",
 		strconv.FormatUint(ans.BytesTransferred, 10))
 	w.Header().Set("Content-Length", "0")
 	w.WriteHeader(http.StatusOK)
+}
+
+func (e *endpoint) object(key string) []byte {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.objects[key]
 }
 
 // ops sends one request to the endpoint and keeps its reply.
@@ -166,12 +182,14 @@ func TestGoEndpointRDMA(t *testing.T) {
 	if err := buf.Put(ctx, hipobj.Transfer{Size: len(data), Peer: hs.URL, Ops: put}); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(ep.objects["obj"], data) {
+	if !bytes.Equal(ep.object("obj"), data) {
 		t.Fatal("PUT: the endpoint stored other bytes")
 	}
+	ep.mu.Lock()
 	ep.objects["memobj"] = data[:100000]
+	ep.mu.Unlock()
 	for _, key := range []string{"obj", "memobj"} {
-		want := ep.objects[key]
+		want := ep.object(key)
 		copy(buf.Bytes(), make([]byte, len(data)))
 		get := &ops{method: http.MethodGet, url: hs.URL + "/" + key}
 		if err := buf.Get(ctx, hipobj.Transfer{Size: len(want), Peer: hs.URL, Ops: get}); err != nil {
@@ -202,6 +220,44 @@ func TestGoEndpointRDMA(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), data) {
 		t.Fatal("driven GET: the bytes differ")
 	}
+	// A Read callback that panics fails its transfer, and Wait says so;
+	// the server library's warning goes to the Go logger.
+	logged := make(chan string, 16)
+	if err := SetLogger(func(_ int, m string) {
+		select {
+		case logged <- m:
+		default:
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer SetLogger(nil)
+	ep.mu.Lock()
+	ep.objects["panics"] = data[:5000]
+	ep.wait = make(chan *Transfer, 1)
+	ep.mu.Unlock()
+	bad := &ops{method: http.MethodGet, url: hs.URL + "/panics"}
+	if err := buf.Get(ctx, hipobj.Transfer{Size: 5000, Ops: bad}); err == nil {
+		t.Fatal("a transfer whose Read panicked succeeded")
+	}
+	x := <-ep.wait
+	if _, err := x.Wait(ctx); !errors.Is(err, IoError) {
+		t.Fatalf("Wait: %v, want IoError", err)
+	}
+	x.Release()
+	x.Release()
+	if err := SetLogger(nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-logged:
+		t.Logf("server warning: %s", m)
+	default:
+		t.Log("the server library logged nothing for the failed read")
+	}
+	ep.mu.Lock()
+	ep.wait = nil
+	ep.mu.Unlock()
 	// The token names more bytes than the object has: declined.
 	get := &ops{method: http.MethodGet, url: hs.URL + "/memobj"}
 	err = buf.Get(ctx, hipobj.Transfer{Size: len(data), Ops: get})
@@ -220,7 +276,7 @@ func TestGoEndpointRDMA(t *testing.T) {
 			break
 		}
 	}
-	if st.Completed != 4 || st.BytesRead != uint64(len(data)) ||
+	if st.Completed != 4 || st.Failed != 1 || st.BytesRead != uint64(len(data)) ||
 		st.BytesWritten != uint64(2*len(data)+100000) || st.Declined != 1 {
 		t.Fatalf("stats %+v", st)
 	}

@@ -46,3 +46,15 @@ hipObjServerStatus_t ho_go_srv_start(hipObjServer_t *srv,
   req->doneArg = (void *)h;
   return hipObjServerStart(srv, req, reply, xfer);
 }
+
+static void srv_log(void *ctx, hipObjServerLogLevel_t level,
+                    const char *message)
+{
+  (void)ctx;
+  hoGoSrvLog((int)level, (char *)message);
+}
+
+hipObjServerStatus_t ho_go_srv_set_log(int on)
+{
+  return hipObjServerSetLogCallback(on ? srv_log : NULL, NULL);
+}

@@ -15,4 +15,7 @@ hipObjServerStatus_t ho_go_srv_start(hipObjServer_t *srv,
                                      hipObjServerReply_t *reply,
                                      hipObjServerTransfer_t **xfer);
 
+/* hipObjServerSetLogCallback() with the Go function hoGoSrvLog, or NULL. */
+hipObjServerStatus_t ho_go_srv_set_log(int on);
+
 #endif

@@ -22,7 +22,6 @@ import (
 	"context"
 	"runtime/cgo"
 	"sync"
-	"time"
 	"unsafe"
 )
 
@@ -246,31 +245,40 @@ type Transfer struct {
 	once sync.Once
 }
 
-//export hoGoSrvRead
-func hoGoSrvRead(h C.uintptr_t, off C.uint64_t, buf unsafe.Pointer, n C.size_t) C.int {
-	r := cgo.Handle(h).Value().(*Request)
-	if r.Read(uint64(off), unsafe.Slice((*byte)(buf), int(n))) != nil {
+// callback runs one of the request's functions on a transfer thread: an
+// error or a panic fails the transfer (a panic must not unwind into C).
+func callback(f func() error) (rc C.int) {
+	defer func() {
+		if recover() != nil {
+			rc = 1
+		}
+	}()
+	if f() != nil {
 		return 1
 	}
 	return 0
+}
+
+//export hoGoSrvRead
+func hoGoSrvRead(h C.uintptr_t, off C.uint64_t, buf unsafe.Pointer, n C.size_t) C.int {
+	r := cgo.Handle(h).Value().(*Request)
+	return callback(func() error {
+		return r.Read(uint64(off), unsafe.Slice((*byte)(buf), int(n)))
+	})
 }
 
 //export hoGoSrvWrite
 func hoGoSrvWrite(h C.uintptr_t, off C.uint64_t, buf unsafe.Pointer, n C.size_t) C.int {
 	r := cgo.Handle(h).Value().(*Request)
-	if r.Write(uint64(off), unsafe.Slice((*byte)(buf), int(n))) != nil {
-		return 1
-	}
-	return 0
+	return callback(func() error {
+		return r.Write(uint64(off), unsafe.Slice((*byte)(buf), int(n)))
+	})
 }
 
 //export hoGoSrvCommit
 func hoGoSrvCommit(h C.uintptr_t, n C.uint64_t) C.int {
 	r := cgo.Handle(h).Value().(*Request)
-	if r.Commit(uint64(n)) != nil {
-		return 1
-	}
-	return 0
+	return callback(func() error { return r.Commit(uint64(n)) })
 }
 
 //export hoGoSrvDone
@@ -279,7 +287,7 @@ func hoGoSrvDone(h C.uintptr_t, status C.int, n C.uint64_t) {
 	r := hd.Value().(*Request)
 	hd.Delete()
 	if r.Done != nil {
-		r.Done(Status(status), uint64(n))
+		callback(func() error { r.Done(Status(status), uint64(n)); return nil })
 	}
 }
 
@@ -328,8 +336,9 @@ func (s *Server) Start(req Request) (*Transfer, Answer, error) {
 	return &Transfer{x: x}, ans, nil
 }
 
-// Wait waits for the transfer's end or ctx's, and returns its status as
-// an error (nil for Success) and the bytes moved. Pending with ctx done.
+// Wait waits for the transfer's end or ctx's (checked every 50 ms), and
+// returns its status as an error (nil for Success) and the bytes moved;
+// Pending with ctx done.
 func (t *Transfer) Wait(ctx context.Context) (uint64, error) {
 	for {
 		var n C.uint64_t
@@ -340,10 +349,8 @@ func (t *Transfer) Wait(ctx context.Context) (uint64, error) {
 			}
 			return uint64(n), &Error{Op: "hipObjServerTransferWait", Status: st}
 		}
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil {
 			return 0, &Error{Op: "hipObjServerTransferWait", Status: Pending}
-		case <-time.After(0):
 		}
 	}
 }

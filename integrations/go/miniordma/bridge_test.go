@@ -93,7 +93,7 @@ func wantFallback(t *testing.T, what string, r Result) {
 // instance), the declines counted by the server.
 func TestFallbackRoundTrip(t *testing.T) {
 	s := startServer(t)
-	c := s.client(t, Options{PartSize: 5 << 20})
+	c := s.client(t, Options{PartSize: 5 << 20, Parallel: 1})
 	s.bucket(t, c, "gob")
 	before := s.stats(t)
 

@@ -55,6 +55,9 @@ type Options struct {
 	// PartSize: objects above it are uploaded in parts of this size
 	// (default 64 MiB, at least 5 MiB as S3 asks).
 	PartSize int64
+	// Parallel: parts uploaded at once (default 4), each on its own
+	// connection (the library keeps HIPOBJ_MAX_TRANSFERS).
+	Parallel int
 	Stage    Stage
 }
 
@@ -84,6 +87,9 @@ func New(endpoint string, opts *Options) (*Client, error) {
 	}
 	if o.PartSize == 0 {
 		o.PartSize = 64 << 20
+	}
+	if o.Parallel <= 0 {
+		o.Parallel = 4
 	}
 	if o.PartSize < 5<<20 {
 		return nil, fmt.Errorf("PartSize %d is below S3's 5 MiB", o.PartSize)

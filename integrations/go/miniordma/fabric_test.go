@@ -4,10 +4,14 @@ package miniordma
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
+	"hipobject.org/go/hipobj"
 	"hipobject.org/go/internal/gofabric"
 )
 
@@ -64,18 +68,18 @@ func TestFabricRDMA(t *testing.T) {
 		t.Fatalf("counters: before %+v after %+v", k0, k1)
 	}
 
-	big := pattern(12<<20+3, 11)
+	big := pattern(22<<20+3, 11)
 	mb := buffer(t, len(big))
 	copy(mb.Bytes(), big)
 	if r, err = c.PutObject(ctx(t), "fab", "multi", mb, 0, int64(len(big)),
 		PutOptions{}); err != nil {
 		t.Fatalf("multipart: %#v", err)
 	}
-	if !r.RDMA || r.PartsRDMA != 3 || r.ETag == "" {
+	if !r.RDMA || r.PartsRDMA != 5 || r.ETag == "" {
 		t.Fatalf("multipart: %+v", r)
 	}
 	k2 := gofabric.Read()
-	if k2.RdmaPut-k1.RdmaPut != 3 || k2.ListParts == k1.ListParts ||
+	if k2.RdmaPut-k1.RdmaPut != 5 || k2.ListParts == k1.ListParts ||
 		k2.Completes-k1.Completes != 1 || k2.OpenUploads != 0 {
 		t.Fatalf("multipart counters: before %+v after %+v", k1, k2)
 	}
@@ -128,6 +132,25 @@ func TestFabricMisbehaving(t *testing.T) {
 	if _, err := c.PutObject(ctx(t), "fab", "m", b, 0, int64(len(data)), PutOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	var mu sync.Mutex
+	var lines []string
+	if err := hipobj.SetLogger(func(l hipobj.LogLevel, m string) {
+		mu.Lock()
+		lines = append(lines, m)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := hipobj.SetLogger(nil); err != nil {
+			t.Error(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !strings.Contains(strings.Join(lines, "\n"), "without an RC peer token") {
+			t.Errorf("the logger did not get the library's warning: %q", lines)
+		}
+	}()
 	cases := []struct {
 		mode int
 		want error
@@ -148,5 +171,169 @@ func TestFabricMisbehaving(t *testing.T) {
 				t.Fatalf("mode %d: %v, want %v", tc.mode, err, tc.want)
 			}
 		}
+	}
+}
+
+// Goroutines at once, each with its own buffer: every GET by RDMA and
+// right (the callbacks of concurrent transfers reach their own state).
+func TestFabricConcurrent(t *testing.T) {
+	c := fabricClient(t, Options{RequireRDMA: true})
+	data := pattern(1<<20, 14)
+	b := buffer(t, len(data))
+	copy(b.Bytes(), data)
+	if _, err := c.PutObject(ctx(t), "fab", "conc", b, 0, int64(len(data)), PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const workers, rounds = 12, 4
+	bufs := make([]*hipobj.Buffer, workers)
+	for i := range bufs {
+		bufs[i] = buffer(t, 64<<10)
+	}
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for r := 0; r < rounds; r++ {
+				off := int64((w*rounds + r) * 16384)
+				g := bufs[w]
+				_, err := c.GetObject(ctx(t), "fab", "conc", g, 0,
+					GetOptions{Offset: off, Length: 65536})
+				if err == nil && !bytes.Equal(g.Bytes(), data[off:off+65536]) {
+					err = fmt.Errorf("worker %d round %d: the bytes differ", w, r)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A context that is already done: nothing is sent.
+func TestFabricCancelled(t *testing.T) {
+	c := fabricClient(t, Options{})
+	b := buffer(t, 4096)
+	k0 := gofabric.Read()
+	cctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.GetObject(cctx, "fab", "conc", b, 0, GetOptions{Length: 4096})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("GET with a cancelled context: %v", err)
+	}
+	_, err = c.PutObject(cctx, "fab", "never", b, 0, 4096, PutOptions{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("PUT with a cancelled context: %v", err)
+	}
+	if k1 := gofabric.Read(); k1 != k0 {
+		t.Fatalf("a request reached the server: %+v -> %+v", k0, k1)
+	}
+}
+
+// Multipart uploads, parts in parallel: a declining server gets every
+// part by HTTP (bytes compared), and a server that ignores the token
+// fails the upload, which is aborted (no upload left open).
+func TestFabricMultipartDeclineAndAbort(t *testing.T) {
+	c := fabricClient(t, Options{PartSize: 5 << 20, Parallel: 3})
+	big := pattern(16<<20+9, 15)
+	b := buffer(t, len(big))
+	copy(b.Bytes(), big)
+	gofabric.SetMode(gofabric.Decline)
+	r, err := c.PutObject(ctx(t), "fab", "mdecl", b, 0, int64(len(big)), PutOptions{})
+	if err != nil || r.RDMA || r.PartsHTTP != 4 || !strings.Contains(r.Fallback, "501") {
+		t.Fatalf("declined multipart: %+v %v", r, err)
+	}
+	gofabric.SetMode(gofabric.Normal)
+	g := buffer(t, len(big))
+	if _, err := c.GetObject(ctx(t), "fab", "mdecl", g, 0, GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(g.Bytes(), big) {
+		t.Fatal("declined multipart: the bytes differ")
+	}
+	k0 := gofabric.Read()
+	gofabric.SetMode(gofabric.Ignore)
+	_, err = c.PutObject(ctx(t), "fab", "mign", b, 0, int64(len(big)), PutOptions{})
+	if !errors.Is(err, ErrNoReply) {
+		t.Fatalf("ignored tokens: %v, want ErrNoReply", err)
+	}
+	k1 := gofabric.Read()
+	if k1.Aborts-k0.Aborts != 1 || k1.OpenUploads != 0 || k1.Completes != k0.Completes {
+		t.Fatalf("the failed upload was not aborted: %+v -> %+v", k0, k1)
+	}
+}
+
+// stage is Options.Stage for "device" memory that is really C memory
+// (gofabric.Malloc): the copies a GPU runtime would make, counted.
+type stage struct {
+	mem         []byte
+	to, fromDev int
+}
+
+func (s *stage) ToDevice(_ context.Context, _ *hipobj.Buffer, off int, p []byte) error {
+	s.to++
+	copy(s.mem[off:], p)
+	return nil
+}
+
+func (s *stage) FromDevice(_ context.Context, _ *hipobj.Buffer, off int, p []byte) error {
+	s.fromDev++
+	copy(p, s.mem[off:])
+	return nil
+}
+
+// A device buffer: RDMA straight into it; on a decline, the HTTP bytes go
+// through Options.Stage (never through Bytes, which is nil), and without a
+// Stage the fallback is ErrNoStage.
+func TestFabricDeviceBuffer(t *testing.T) {
+	c := fabricClient(t, Options{})
+	const n = 200000
+	p := gofabric.Malloc(n)
+	defer gofabric.Free(p)
+	dev, err := hipobj.RegisterDevice(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	if !dev.Device() || dev.Bytes() != nil {
+		t.Fatal("a device buffer with a host view")
+	}
+	mem := gofabric.View(p, n)
+	data := pattern(n, 16)
+	copy(mem, data)
+	if r, err := c.PutObject(ctx(t), "fab", "dev", dev, 0, n, PutOptions{}); err != nil || !r.RDMA {
+		t.Fatalf("PUT from the device buffer: %+v %v", r, err)
+	}
+	copy(mem, make([]byte, n))
+	if r, err := c.GetObject(ctx(t), "fab", "dev", dev, 0, GetOptions{}); err != nil || !r.RDMA {
+		t.Fatalf("GET into the device buffer: %+v %v", r, err)
+	}
+	if !bytes.Equal(mem, data) {
+		t.Fatal("RDMA GET into the device buffer: the bytes differ")
+	}
+	gofabric.SetMode(gofabric.Decline)
+	if _, err := c.GetObject(ctx(t), "fab", "dev", dev, 0, GetOptions{}); !errors.Is(err, ErrNoStage) {
+		t.Fatalf("declined GET without a Stage: %v, want ErrNoStage", err)
+	}
+	st := &stage{mem: mem}
+	sc := fabricClient(t, Options{Stage: st})
+	gofabric.SetMode(gofabric.Decline)
+	copy(mem, make([]byte, n))
+	if r, err := sc.GetObject(ctx(t), "fab", "dev", dev, 0, GetOptions{}); err != nil || r.RDMA {
+		t.Fatalf("declined GET with a Stage: %+v %v", r, err)
+	}
+	if !bytes.Equal(mem, data) || st.to != 1 {
+		t.Fatalf("declined GET: bytes differ, or %d copies to the device", st.to)
+	}
+	if r, err := sc.PutObject(ctx(t), "fab", "dev2", dev, 0, n, PutOptions{}); err != nil || r.RDMA {
+		t.Fatalf("declined PUT with a Stage: %+v %v", r, err)
+	}
+	if st.fromDev != 1 {
+		t.Fatalf("%d copies from the device", st.fromDev)
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -225,8 +225,9 @@ func (c *Client) hostBytes(ctx context.Context, buf *hipobj.Buffer, off int,
 	return p, nil
 }
 
-// putMultipart uploads parts of PartSize, RDMA first; after a decline
-// the remaining parts go by HTTP at once. Any failure aborts the upload.
+// putMultipart uploads parts of PartSize, Options.Parallel at a time, RDMA
+// first; after a decline the parts not yet started go by HTTP at once.
+// Any failure stops the others and aborts the upload.
 func (c *Client) putMultipart(ctx context.Context, bucket, key string,
 	buf *hipobj.Buffer, bufOff int, size int64, o PutOptions,
 	rdma bool) (res Result, err error) {
@@ -243,55 +244,70 @@ func (c *Client) putMultipart(ctx context.Context, bucket, key string,
 			res = Result{}
 		}
 	}()
-	why := "no hipObject instance (no RDMA device)"
+	up := &upload{c: c, bucket: bucket, key: key, id: id, buf: buf, rdma: rdma,
+		why: "no hipObject instance (no RDMA device)"}
 	if c.opt.NoRDMA {
-		why = "NoRDMA"
+		up.why = "NoRDMA"
 	}
-	var parts []minio.CompletePart
+	count := int((size + c.opt.PartSize - 1) / c.opt.PartSize)
+	parts := make([]minio.CompletePart, count)
+	byRDMA := make([]bool, count)
+	reasons := make([]string, count)
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan int)
+	errs := make(chan error, c.opt.Parallel)
+	for w := 0; w < c.opt.Parallel; w++ {
+		go func() {
+			for i := range next {
+				off := int64(i) * c.opt.PartSize
+				n := size - off
+				if n > c.opt.PartSize {
+					n = c.opt.PartSize
+				}
+				p, viaRDMA, why, err := up.part(pctx, i+1, bufOff+int(off), n)
+				if err != nil {
+					cancel()
+					errs <- fmt.Errorf("part %d: %w", i+1, err)
+					for range next { // let the feeder finish
+					}
+					return
+				}
+				parts[i], byRDMA[i], reasons[i] = p, viaRDMA, why
+			}
+			errs <- nil
+		}()
+	}
+feed:
+	for i := 0; i < count; i++ {
+		select {
+		case next <- i:
+		case <-pctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	for w := 0; w < c.opt.Parallel; w++ {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return res, err
+	}
 	needList := false
-	for num, off := 1, int64(0); off < size; num, off = num+1, off+c.opt.PartSize {
-		n := size - off
-		if n > c.opt.PartSize {
-			n = c.opt.PartSize
-		}
-		at := bufOff + int(off)
-		if rdma {
-			q := url.Values{}
-			q.Set("partNumber", strconv.Itoa(num))
-			q.Set("uploadId", id)
-			r := &tokenReq{c: c, method: http.MethodPut, bucket: bucket, key: key,
-				query: q, size: int(n)}
-			out, reason, err := c.run(ctx, r, buf, at, false)
-			if err != nil {
-				return res, fmt.Errorf("part %d: %w", num, err)
-			}
-			if out == moved {
-				et := trimETag(r.respHdr.Get("ETag"))
-				needList = needList || et == ""
-				parts = append(parts, minio.CompletePart{PartNumber: num, ETag: et})
-				res.add(true, "")
-				continue
-			}
-			why, rdma = reason, false
-		}
-		data, err := c.hostBytes(ctx, buf, at, n)
-		if err != nil {
-			return res, err
-		}
-		p, err := c.core.PutObjectPart(ctx, bucket, key, id, num,
-			bytes.NewReader(data), n, "", "", nil)
-		if err != nil {
-			return res, fmt.Errorf("part %d: %w", num, err)
-		}
-		parts = append(parts, minio.CompletePart{PartNumber: num, ETag: p.ETag})
-		res.add(false, why)
+	for i := range parts {
+		res.add(byRDMA[i], reasons[i])
+		needList = needList || parts[i].ETag == ""
 	}
 	if needList {
 		if err := c.partETags(ctx, bucket, key, id, parts); err != nil {
 			return res, err
 		}
 	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i].PartNumber < parts[j].PartNumber })
 	etag, err := c.core.CompleteMultipartUpload(ctx, bucket, key, id, parts,
 		minio.PutObjectOptions{ContentType: o.ContentType})
 	if err != nil {
@@ -300,6 +316,61 @@ func (c *Client) putMultipart(ctx context.Context, bucket, key string,
 	res.Size = size
 	res.ETag = etag
 	return res, nil
+}
+
+// upload is a multipart upload's shared state: whether parts may still
+// try RDMA (not after a decline), and why they may not.
+type upload struct {
+	c               *Client
+	bucket, key, id string
+	buf             *hipobj.Buffer
+	mu              sync.Mutex
+	rdma            bool
+	why             string
+}
+
+func (u *upload) state() (bool, string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.rdma, u.why
+}
+
+// part moves one part: by RDMA while the server takes tokens, else by
+// minio-go's PutObjectPart. The ETag of an RDMA part is "" (ListParts).
+func (u *upload) part(ctx context.Context, num, at int, n int64) (minio.CompletePart, bool, string, error) {
+	c := u.c
+	rdma, why := u.state()
+	if rdma {
+		q := url.Values{}
+		q.Set("partNumber", strconv.Itoa(num))
+		q.Set("uploadId", u.id)
+		r := &tokenReq{c: c, method: http.MethodPut, bucket: u.bucket, key: u.key,
+			query: q, size: int(n)}
+		out, reason, err := c.run(ctx, r, u.buf, at, false)
+		if err != nil {
+			return minio.CompletePart{}, false, "", err
+		}
+		if out == moved {
+			et := trimETag(r.respHdr.Get("ETag"))
+			return minio.CompletePart{PartNumber: num, ETag: et}, true, "", nil
+		}
+		u.mu.Lock()
+		if u.rdma {
+			u.rdma, u.why = false, reason
+		}
+		u.mu.Unlock()
+		why = reason
+	}
+	data, err := c.hostBytes(ctx, u.buf, at, n)
+	if err != nil {
+		return minio.CompletePart{}, false, "", err
+	}
+	p, err := c.core.PutObjectPart(ctx, u.bucket, u.key, u.id, num,
+		bytes.NewReader(data), n, "", "", nil)
+	if err != nil {
+		return minio.CompletePart{}, false, "", err
+	}
+	return minio.CompletePart{PartNumber: num, ETag: p.ETag}, false, why, nil
 }
 
 // partETags fills the ETags an RDMA part's answer could not carry (the

@@ -44,6 +44,11 @@ func startServer(t *testing.T, args ...string) *testServer {
 // startProc starts bin (the test server, or the gateway, which prints the
 // same "listening on" line) with args and waits for its address.
 func startProc(t *testing.T, bin string, a []string) *testServer {
+	return startProcB(t, bin, a)
+}
+
+// startProcB is startProc for tests and benchmarks.
+func startProcB(t testing.TB, bin string, a []string) *testServer {
 	t.Helper()
 	cmd := exec.Command(bin, a...)
 	cmd.Stderr = os.Stderr
@@ -76,7 +81,7 @@ func startProc(t *testing.T, bin string, a []string) *testServer {
 
 // stop ends the server this test started (by its PID) and checks it
 // exits 0.
-func (s *testServer) stop(t *testing.T) func() {
+func (s *testServer) stop(t testing.TB) func() {
 	return func() {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
 		if err := s.cmd.Wait(); err != nil {
@@ -136,4 +141,8 @@ func (s *testServer) bucket(t *testing.T, c *Client, name string) {
 	if err := c.Minio().MakeBucket(context.Background(), name, minioMakeOpts); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func credentialsFor(ak, sk string) *credentials.Credentials {
+	return credentials.NewStaticV4(ak, sk, "")
 }

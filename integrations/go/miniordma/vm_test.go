@@ -14,6 +14,8 @@ package miniordma
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -171,5 +173,73 @@ func TestVMGateway(t *testing.T) {
 	}
 	if !bytes.Equal(back.Bytes(), pattern(1<<20+1, 102)) {
 		t.Fatal("the store's copy differs")
+	}
+}
+
+// BenchmarkVMGet compares the bridge's RDMA GET with minio-go's plain GET
+// of the same object, 1 to 64 MiB, against hipobj-test-server on the VM's
+// rxe device (docs/performance.md's table for the Go bridge):
+//
+//	HIPOBJ_GO_VM_NIC=rxe0 hipobj-go-vmtest -test.run '^$' \
+//	    -test.bench VMGet -test.benchtime 20x
+func BenchmarkVMGet(b *testing.B) {
+	nic := os.Getenv("HIPOBJ_GO_VM_NIC")
+	if nic == "" {
+		b.Skip("HIPOBJ_GO_VM_NIC is not set")
+	}
+	if !vmUp {
+		if err := hipobj.Init(hipobj.Config{GPUDevice: -1, NICHint: nic}); err != nil {
+			b.Fatal(err)
+		}
+		vmUp = true
+	}
+	bin, err := exec.LookPath("hipobj-test-server")
+	if err != nil {
+		b.Skip("hipobj-test-server is not on PATH")
+	}
+	s := startProcB(b, bin, []string{"--listen", "127.0.0.1:0", "--nic", nic,
+		"--random-etags", "--access-key", testAK, "--secret-key", testSK})
+	c, err := New(s.host, &Options{RequireRDMA: true,
+		Creds: credentialsFor(testAK, testSK)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bg := context.Background()
+	if err := c.Minio().MakeBucket(bg, "bench", minioMakeOpts); err != nil {
+		b.Fatal(err)
+	}
+	for _, mib := range []int{1, 4, 16, 64} {
+		n := mib << 20
+		buf, err := hipobj.AllocHost(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		key := fmt.Sprintf("o%d", mib)
+		if _, err := c.PutObject(bg, "bench", key, buf, 0, int64(n), PutOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("rdma/%dMiB", mib), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				r, err := c.GetObject(bg, "bench", key, buf, 0, GetOptions{Length: int64(n)})
+				if err != nil || !r.RDMA {
+					b.Fatalf("%+v %v", r, err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("minio-go/%dMiB", mib), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			for i := 0; i < b.N; i++ {
+				o, err := c.Minio().GetObject(bg, "bench", key, minio.GetObjectOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(o, buf.Bytes()); err != nil {
+					b.Fatal(err)
+				}
+				o.Close()
+			}
+		})
+		buf.Close()
 	}
 }

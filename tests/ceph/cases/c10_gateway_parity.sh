@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # boto3 through hipobj-gateway behaves as boto3 straight against RGW:
-# buckets, objects, ranges, conditions, listings, multipart, copy, errors
+# buckets, objects, ranges, conditions, listings, multipart, copy, errors,
+# conditional writes, tagging, part numbers, object attributes
 # (tests/ceph/s3_parity.py), with the gateway's own credentials.
 set -uo pipefail
 . "$ROOT/tests/ceph/lib.sh"

@@ -9,7 +9,12 @@ package gofabric
 
 // #cgo CFLAGS: -I${SRCDIR}/../../fabric
 // #cgo LDFLAGS: -lhipobj_gofabric
+// #include <stdint.h>
+// #include <stdlib.h>
 // #include "gofabric.h"
+// static uintptr_t gofabric_malloc(size_t n) { return (uintptr_t)calloc(1, n); }
+// static void gofabric_free(uintptr_t p) { free((void *)p); }
+// static void *gofabric_ptr(uintptr_t p) { return (void *)p; }
 import "C"
 
 import (
@@ -56,4 +61,17 @@ func Read() Counts {
 	return Counts{uint64(k[0]), uint64(k[1]), uint64(k[2]), uint64(k[3]),
 		uint64(k[4]), uint64(k[5]), uint64(k[6]), uint64(k[7]),
 		uint64(k[8]), uint64(k[9]), uint64(k[10])}
+}
+
+// Malloc is C memory standing in for a GPU allocation in tests: its
+// address, for hipobj.RegisterDevice (which registers host memory as it
+// is), and Free. View reads or writes it.
+func Malloc(n int) uintptr { return uintptr(C.gofabric_malloc(C.size_t(n))) }
+
+// Free frees what Malloc allocated.
+func Free(p uintptr) { C.gofabric_free(C.uintptr_t(p)) }
+
+// View is Malloc's memory as a slice.
+func View(p uintptr, n int) []byte {
+	return unsafe.Slice((*byte)(C.gofabric_ptr(C.uintptr_t(p))), n)
 }

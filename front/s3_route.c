@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Which S3 operation a request is. Pure functions. */
+/* Which S3 operation a request is, and the operations' rows (s3_ops.h).
+ * Pure functions. */
 #include <string.h>
 #include <strings.h>
 
-#include "s3_internal.h"
+#include "s3_ops.h"
 
 /* Query parameters that name a sub-resource (an operation of its own)
  * rather than modify one. */
@@ -169,42 +170,21 @@ enum hs_s3_kind hs_admin_route(const char *method, const char *path,
   return HS_OP_NOT_IMPLEMENTED; /* an unknown admin resource: 404 */
 }
 
+const struct hs_s3_op hs_s3_ops[HS_OP__COUNT] = {
+#define HS_S3_ROW(kind, name, flags, begin, end) {name, flags},
+    HS_S3_OPS(HS_S3_ROW)
+#undef HS_S3_ROW
+};
+
 const char *hs_s3_kind_name(enum hs_s3_kind k)
 {
-  static const char *const names[HS_OP__COUNT] = {
-      [HS_OP_LIST_BUCKETS] = "ListBuckets",
-      [HS_OP_CREATE_BUCKET] = "CreateBucket",
-      [HS_OP_DELETE_BUCKET] = "DeleteBucket",
-      [HS_OP_HEAD_BUCKET] = "HeadBucket",
-      [HS_OP_LIST_OBJECTS] = "ListObjects",
-      [HS_OP_LIST_OBJECTS_V2] = "ListObjectsV2",
-      [HS_OP_GET_LOCATION] = "GetBucketLocation",
-      [HS_OP_GET_VERSIONING] = "GetBucketVersioning",
-      [HS_OP_LIST_UPLOADS] = "ListMultipartUploads",
-      [HS_OP_DELETE_OBJECTS] = "DeleteObjects",
-      [HS_OP_PUT_OBJECT] = "PutObject",
-      [HS_OP_COPY_OBJECT] = "CopyObject",
-      [HS_OP_GET_OBJECT] = "GetObject",
-      [HS_OP_HEAD_OBJECT] = "HeadObject",
-      [HS_OP_DELETE_OBJECT] = "DeleteObject",
-      [HS_OP_CREATE_UPLOAD] = "CreateMultipartUpload",
-      [HS_OP_UPLOAD_PART] = "UploadPart",
-      [HS_OP_COMPLETE_UPLOAD] = "CompleteMultipartUpload",
-      [HS_OP_ABORT_UPLOAD] = "AbortMultipartUpload",
-      [HS_OP_LIST_PARTS] = "ListParts",
-      [HS_OP_UPLOAD_PART_COPY] = "UploadPartCopy",
-      [HS_OP_GET_OBJECT_TAGGING] = "GetObjectTagging",
-      [HS_OP_LIST_VERSIONS] = "ListObjectVersions",
-      [HS_OP_PUT_OBJECT_TAGGING] = "PutObjectTagging",
-      [HS_OP_DELETE_OBJECT_TAGGING] = "DeleteObjectTagging",
-      [HS_OP_GET_OBJECT_ATTRIBUTES] = "GetObjectAttributes",
-      [HS_OP_ADMIN_STATS] = "AdminStats",
-      [HS_OP_ADMIN_HEALTH] = "AdminHealth",
-      [HS_OP_NOT_FOUND] = "-",
-      [HS_OP_NOT_IMPLEMENTED] = "NotImplemented",
-      [HS_OP_METHOD_NOT_ALLOWED] = "MethodNotAllowed",
-  };
-  return (unsigned)k < HS_OP__COUNT && names[k] ? names[k] : "-";
+  return (unsigned)k < HS_OP__COUNT ? hs_s3_ops[k].name : "-";
+}
+
+bool hs_s3_token_route(enum hs_s3_kind k)
+{
+  return (unsigned)k < HS_OP__COUNT &&
+         (hs_s3_ops[k].flags & HS_S3_PAYLOAD) != 0;
 }
 
 /* Headers that ask for what this server does not do. A value in `allowed`
