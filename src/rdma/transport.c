@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -177,8 +178,20 @@ static long usable_cpus(void)
   return sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+/* A quarter of the process's file descriptors (RLIMIT_NOFILE, soft). */
+static unsigned channel_budget(void)
+{
+  struct rlimit r;
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0)
+    return 256;
+  if (r.rlim_cur == RLIM_INFINITY || r.rlim_cur / 4 > 65536)
+    return 65536;
+  return (unsigned)(r.rlim_cur / 4);
+}
+
 void ho_device_set_spin(struct ho_device *d, unsigned spin_us)
 {
+  d->max_channels = channel_budget();
   d->block = spin_us != HO_SPIN_US_POLL;
   if (spin_us == HO_SPIN_US_AUTO)
     spin_us = ho_spin_us_default(ho_device_is_soft(d), usable_cpus());
@@ -231,25 +244,35 @@ static int qp_to_init(struct ho_conn *c, int access)
 static void open_channel(struct ho_conn *c)
 {
   const struct ho_verbs_ops *v = c->dev->v;
-  if (!c->dev->block)
+  struct ho_device *d = c->dev;
+  if (!d->block)
     return;
-  c->ch = v->create_comp_channel(c->dev->ctx);
-  if (!c->ch) {
-    ho_debug("no completion channel (%s): waits poll", strerror(errno));
+  if (atomic_fetch_add(&d->channels, 1) >= d->max_channels) {
+    atomic_fetch_sub(&d->channels, 1);
+    ho_debug("%u completion channels already: this connection's waits poll",
+             d->max_channels);
     return;
   }
-  int fl = fcntl(c->ch->fd, F_GETFL);
-  if (fl < 0 || fcntl(c->ch->fd, F_SETFL, fl | O_NONBLOCK) != 0) {
-    ho_debug("completion channel: cannot make its fd non-blocking");
+  c->ch = v->create_comp_channel(d->ctx);
+  int fl = c->ch ? fcntl(c->ch->fd, F_GETFL) : -1;
+  if (c->ch && (fl < 0 || fcntl(c->ch->fd, F_SETFL, fl | O_NONBLOCK) != 0)) {
     v->destroy_comp_channel(c->ch);
     c->ch = NULL;
+  }
+  if (!c->ch) {
+    atomic_fetch_sub(&d->channels, 1);
+    ho_debug("no completion channel (%s): waits poll", strerror(errno));
   }
 }
 
 static void close_channel(struct ho_conn *c)
 {
-  if (c->ch && c->dev->v->destroy_comp_channel(c->ch) != 0)
+  if (!c->ch)
+    return;
+  if (c->dev->v->destroy_comp_channel(c->ch) != 0)
     ho_warn("cannot destroy a completion channel: leaked");
+  else
+    atomic_fetch_sub(&c->dev->channels, 1);
   c->ch = NULL;
 }
 

@@ -39,6 +39,11 @@ struct ho_device {
    * completion, then, if block, arm the CQ and block on its channel. */
   uint64_t spin_ns;
   bool block;
+  /* Channels are fds: at most max_channels live at once (a quarter of
+   * RLIMIT_NOFILE's soft limit, so that sockets keep theirs); beyond it a
+   * connection's waits poll (ho_backoff). */
+  unsigned max_channels;
+  _Atomic unsigned channels;
   /* What the waits did through this device: CQs armed, completion events
    * woken by, blocks that ended without one (timeout or the sleep cap). */
   _Atomic uint64_t wait_arms;

@@ -306,6 +306,27 @@ static void no_channel_falls_back(void **state)
   ho_conn_destroy(c);
 }
 
+/* Channels are fds: beyond the device's budget a connection polls. */
+static void channel_budget_kept(void **state)
+{
+  struct fixture *f = *state;
+  assert_true(f->dw->max_channels >= 16);
+  assert_int_equal(atomic_load(&f->dw->channels), 1); /* f->a's */
+  f->dw->max_channels = 1;
+  struct ho_conn_attr attr = {8, 8, 0};
+  struct ho_conn *c = NULL;
+  assert_int_equal(ho_conn_create(f->dw, &attr, &c), hipObjSuccess);
+  assert_null(c->ch);
+  ho_conn_destroy(c);
+  assert_int_equal(atomic_load(&f->dw->channels), 1);
+  f->dw->max_channels = 2;
+  assert_int_equal(ho_conn_create(f->dw, &attr, &c), hipObjSuccess);
+  assert_non_null(c->ch);
+  assert_int_equal(atomic_load(&f->dw->channels), 2);
+  ho_conn_destroy(c);
+  assert_int_equal(atomic_load(&f->dw->channels), 1);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -319,6 +340,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(cancel_ends_a_block, setup, teardown),
       cmocka_unit_test_setup_teardown(poll_policy_never_arms, setup, teardown),
       cmocka_unit_test_setup_teardown(no_channel_falls_back, setup, teardown),
+      cmocka_unit_test_setup_teardown(channel_budget_kept, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
