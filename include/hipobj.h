@@ -501,6 +501,17 @@ typedef struct {
  */
 HIPOBJ_API hipObjError_t hipObjGetInfo(hipObjInfo_t *info);
 
+/*
+ * hipObjGetEnvVar: the index-th environment variable hipObjInit() reads
+ * (index from 0 up), its name ("HIPOBJ_MAX_TRANSFERS") and its default as
+ * text ("16 connections"), both static strings: what a tool lists without
+ * copying the library's table. Pure: reads no environment, needs no
+ * instance. Errors: InvalidValue (NULL name or defaultText, or index past
+ * the last variable: the end of the list). Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjGetEnvVar(uint32_t index, const char **name,
+                                         const char **defaultText);
+
 /* Log levels (hipObjLogCallback_t). Values are ABI. */
 typedef enum {
   hipObjLogWarning = 1, /* an event no return code can carry */

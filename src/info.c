@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "instance.h"
+#include "options.h"
 
 /* hipObjInfo_t is ABI: these pin the layout of its first version. A field
  * added later goes after `failures` and gets its own assertion here. */
@@ -187,5 +188,14 @@ hipObjError_t hipObjGetInfo(hipObjInfo_t *info)
   all.size = (uint32_t)n;
   memcpy(info, &all, n);
   r.opError = hipObjSuccess;
+  return r;
+}
+
+hipObjError_t hipObjGetEnvVar(uint32_t index, const char **name,
+                              const char **defaultText)
+{
+  hipObjError_t r = {hipObjInvalidValue, 0};
+  if (name && defaultText && ho_options_var(index, name, defaultText))
+    r.opError = hipObjSuccess;
   return r;
 }

@@ -6,6 +6,7 @@
  * value (escaped and shortened), what is accepted and what is used. */
 #include "options.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,28 +32,6 @@ static const char *const gpu_runtimes[] = {"auto", "hip", "cuda", "none"};
 
 _Static_assert(sizeof(((struct ho_options *)0)->gpu_runtime) > 4,
                "gpu_runtime holds the longest runtime name");
-
-void ho_options_defaults(struct ho_options *o)
-{
-  if (!o)
-    return;
-  memset(o, 0, sizeof *o);
-  o->max_transfers = 16;
-  o->stage_timeout_ms = 30000;
-  o->transfer_timeout_ms = 5000;
-  o->max_connections = 0;
-  o->idle_timeout_ms = 30000;
-  o->wait_timeout_ms = 10000;
-  o->retries = 3;
-  o->stall_timeout_ms = 1000;
-  o->spin_us = HO_SPIN_US_AUTO;
-  o->dmabuf = true;
-  o->require_gpu_direct = false;
-  o->rdma_debug = false;
-  o->scoped_tokens = true;
-  o->require_scoped_tokens = false;
-  memcpy(o->gpu_runtime, "auto", sizeof "auto");
-}
 
 /* A printable, bounded rendering of a hostile value for a warning line:
  * no control characters (so no second line), at most ECHO_MAX input bytes. */
@@ -102,6 +81,30 @@ static void parse_unsigned(const char *name, const char *v, unsigned min,
           name, shown, min, max, *field);
 }
 
+/* "0", "n", "N" (and anything starting with them) mean off. */
+static bool starts_with_no(const char *v)
+{
+  /* 0, no, n..., and also false and off, which users write too. */
+  return v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' ||
+         v[0] == 'F' || strncasecmp(v, "off", 3) == 0;
+}
+
+static void parse_gpu_runtime(const char *name, const char *v, char *field,
+                              size_t cap)
+{
+  for (size_t i = 0; i < sizeof gpu_runtimes / sizeof gpu_runtimes[0]; i++) {
+    size_t len = strlen(gpu_runtimes[i]);
+    if (strcmp(v, gpu_runtimes[i]) == 0 && len < cap) {
+      memcpy(field, gpu_runtimes[i], len + 1);
+      return;
+    }
+  }
+  char shown[ECHO_MAX * 4 + 8];
+  escape_value(v, shown, sizeof shown);
+  ho_warn("%s=\"%s\" ignored: expected auto, hip, cuda or none; using %s",
+          name, shown, field);
+}
+
 /* auto, poll, or microseconds. */
 static void parse_spin(const char *name, const char *v, unsigned *field)
 {
@@ -129,30 +132,6 @@ static void parse_spin(const char *name, const char *v, unsigned *field)
           name, shown, HO_SPIN_US_MAX, using);
 }
 
-/* "0", "n", "N" (and anything starting with them) mean off. */
-static bool starts_with_no(const char *v)
-{
-  /* 0, no, n..., and also false and off, which users write too. */
-  return v[0] == '0' || v[0] == 'n' || v[0] == 'N' || v[0] == 'f' ||
-         v[0] == 'F' || strncasecmp(v, "off", 3) == 0;
-}
-
-static void parse_gpu_runtime(const char *name, const char *v, char *field,
-                              size_t cap)
-{
-  for (size_t i = 0; i < sizeof gpu_runtimes / sizeof gpu_runtimes[0]; i++) {
-    size_t len = strlen(gpu_runtimes[i]);
-    if (strcmp(v, gpu_runtimes[i]) == 0 && len < cap) {
-      memcpy(field, gpu_runtimes[i], len + 1);
-      return;
-    }
-  }
-  char shown[ECHO_MAX * 4 + 8];
-  escape_value(v, shown, sizeof shown);
-  ho_warn("%s=\"%s\" ignored: expected auto, hip, cuda or none; using %s",
-          name, shown, field);
-}
-
 /* NULL for unset and for set-but-empty (`VAR=` clears a setting). */
 static const char *lookup(ho_getenv_fn get, void *ctx, const char *name)
 {
@@ -160,51 +139,115 @@ static const char *lookup(ho_getenv_fn get, void *ctx, const char *name)
   return (v && v[0]) ? v : NULL;
 }
 
+/* ---- the table: one row per variable --------------------------------- */
+
+enum opt_kind { OPT_UNSIGNED, OPT_BOOL, OPT_GPU_RUNTIME, OPT_SPIN };
+
+/* Its name, its field, the accepted range (OPT_UNSIGNED), the default
+ * (unsigned or bool; OPT_GPU_RUNTIME's is "auto") and the default as
+ * hipObjGetEnvVar() shows it. Read in this order, so warnings come in it.
+ * Positional: a missing member is a compiler error. */
+struct opt_row {
+  const char *name;
+  enum opt_kind kind;
+  size_t offset;
+  unsigned min, max;
+  unsigned dflt;
+  const char *shown;
+};
+
+#define FIELD(f) offsetof(struct ho_options, f)
+static const struct opt_row rows[] = {
+    {"HIPOBJ_MAX_TRANSFERS", OPT_UNSIGNED, FIELD(max_transfers),
+     MAX_TRANSFERS_MIN, MAX_TRANSFERS_MAX, 16, "16 connections"},
+    {"HIPOBJ_STAGE_TIMEOUT_MS", OPT_UNSIGNED, FIELD(stage_timeout_ms),
+     TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 30000, "30000"},
+    {"HIPOBJ_TRANSFER_TIMEOUT_MS", OPT_UNSIGNED, FIELD(transfer_timeout_ms),
+     TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 5000, "5000"},
+    {"HIPOBJ_MAX_CONNECTIONS", OPT_UNSIGNED, FIELD(max_connections), 1,
+     MAX_CONNECTIONS_MAX, 0, "twice HIPOBJ_MAX_TRANSFERS"},
+    {"HIPOBJ_MAX_RAILS", OPT_UNSIGNED, FIELD(max_rails), 1, MAX_RAILS_MAX, 0,
+     "the rails rule's count"},
+    {"HIPOBJ_IDLE_TIMEOUT_MS", OPT_UNSIGNED, FIELD(idle_timeout_ms),
+     TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 30000, "30000"},
+    {"HIPOBJ_WAIT_TIMEOUT_MS", OPT_UNSIGNED, FIELD(wait_timeout_ms),
+     TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 10000, "10000"},
+    {"HIPOBJ_RETRIES", OPT_UNSIGNED, FIELD(retries), 0, RETRIES_MAX, 3, "3"},
+    {"HIPOBJ_STALL_TIMEOUT_MS", OPT_UNSIGNED, FIELD(stall_timeout_ms), 0,
+     TIMEOUT_MS_MAX, 1000, "1000"},
+    {"HIPOBJ_SPIN_US", OPT_SPIN, FIELD(spin_us), 0, HO_SPIN_US_MAX,
+     HO_SPIN_US_AUTO, "auto"},
+    {"HIPOBJ_DMABUF", OPT_BOOL, FIELD(dmabuf), 0, 0, true, "on"},
+    {"HIPOBJ_REQUIRE_GPU_DIRECT", OPT_BOOL, FIELD(require_gpu_direct), 0, 0,
+     false, "off"},
+    {"HIPOBJ_RDMA_DEBUG", OPT_BOOL, FIELD(rdma_debug), 0, 0, false, "off"},
+    {"HIPOBJ_SCOPED_TOKENS", OPT_BOOL, FIELD(scoped_tokens), 0, 0, true, "on"},
+    {"HIPOBJ_REQUIRE_SCOPED_TOKENS", OPT_BOOL, FIELD(require_scoped_tokens),
+     0, 0, false, "off"},
+    {"HIPOBJ_GPU_RUNTIME", OPT_GPU_RUNTIME, FIELD(gpu_runtime), 0, 0, 0,
+     "auto"},
+};
+#undef FIELD
+
+#define NROWS (sizeof rows / sizeof rows[0])
+
+static void *field_of(struct ho_options *o, const struct opt_row *r)
+{
+  return (char *)o + r->offset;
+}
+
+static void set_default(struct ho_options *o, const struct opt_row *r)
+{
+  void *f = field_of(o, r);
+  if (r->kind == OPT_UNSIGNED || r->kind == OPT_SPIN)
+    *(unsigned *)f = r->dflt;
+  else if (r->kind == OPT_BOOL)
+    *(bool *)f = r->dflt != 0;
+  else
+    memcpy(f, "auto", sizeof "auto");
+}
+
+static void parse_row(struct ho_options *o, const struct opt_row *r,
+                      const char *v)
+{
+  void *f = field_of(o, r);
+  if (r->kind == OPT_UNSIGNED)
+    parse_unsigned(r->name, v, r->min, r->max, f);
+  else if (r->kind == OPT_BOOL)
+    *(bool *)f = !starts_with_no(v);
+  else if (r->kind == OPT_SPIN)
+    parse_spin(r->name, v, f);
+  else
+    parse_gpu_runtime(r->name, v, f, sizeof o->gpu_runtime);
+}
+
+void ho_options_defaults(struct ho_options *o)
+{
+  if (!o)
+    return;
+  memset(o, 0, sizeof *o);
+  for (size_t i = 0; i < NROWS; i++)
+    set_default(o, &rows[i]);
+}
+
 void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx)
 {
   if (!o || !get)
     return;
-  const char *v;
-  if ((v = lookup(get, ctx, "HIPOBJ_MAX_TRANSFERS")))
-    parse_unsigned("HIPOBJ_MAX_TRANSFERS", v, MAX_TRANSFERS_MIN,
-                   MAX_TRANSFERS_MAX, &o->max_transfers);
-  if ((v = lookup(get, ctx, "HIPOBJ_STAGE_TIMEOUT_MS")))
-    parse_unsigned("HIPOBJ_STAGE_TIMEOUT_MS", v, TIMEOUT_MS_MIN,
-                   TIMEOUT_MS_MAX, &o->stage_timeout_ms);
-  if ((v = lookup(get, ctx, "HIPOBJ_TRANSFER_TIMEOUT_MS")))
-    parse_unsigned("HIPOBJ_TRANSFER_TIMEOUT_MS", v, TIMEOUT_MS_MIN,
-                   TIMEOUT_MS_MAX, &o->transfer_timeout_ms);
-  if ((v = lookup(get, ctx, "HIPOBJ_MAX_CONNECTIONS")))
-    parse_unsigned("HIPOBJ_MAX_CONNECTIONS", v, 1, MAX_CONNECTIONS_MAX,
-                   &o->max_connections);
-  if ((v = lookup(get, ctx, "HIPOBJ_MAX_RAILS")))
-    parse_unsigned("HIPOBJ_MAX_RAILS", v, 1, MAX_RAILS_MAX, &o->max_rails);
-  if ((v = lookup(get, ctx, "HIPOBJ_IDLE_TIMEOUT_MS")))
-    parse_unsigned("HIPOBJ_IDLE_TIMEOUT_MS", v, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX,
-                   &o->idle_timeout_ms);
-  if ((v = lookup(get, ctx, "HIPOBJ_WAIT_TIMEOUT_MS")))
-    parse_unsigned("HIPOBJ_WAIT_TIMEOUT_MS", v, TIMEOUT_MS_MIN, TIMEOUT_MS_MAX,
-                   &o->wait_timeout_ms);
-  if ((v = lookup(get, ctx, "HIPOBJ_RETRIES")))
-    parse_unsigned("HIPOBJ_RETRIES", v, 0, RETRIES_MAX, &o->retries);
-  if ((v = lookup(get, ctx, "HIPOBJ_STALL_TIMEOUT_MS")))
-    parse_unsigned("HIPOBJ_STALL_TIMEOUT_MS", v, 0, TIMEOUT_MS_MAX,
-                   &o->stall_timeout_ms);
-  if ((v = lookup(get, ctx, "HIPOBJ_SPIN_US")))
-    parse_spin("HIPOBJ_SPIN_US", v, &o->spin_us);
-  if ((v = lookup(get, ctx, "HIPOBJ_DMABUF")))
-    o->dmabuf = !starts_with_no(v);
-  if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_GPU_DIRECT")))
-    o->require_gpu_direct = !starts_with_no(v);
-  if ((v = lookup(get, ctx, "HIPOBJ_RDMA_DEBUG")))
-    o->rdma_debug = !starts_with_no(v);
-  if ((v = lookup(get, ctx, "HIPOBJ_SCOPED_TOKENS")))
-    o->scoped_tokens = !starts_with_no(v);
-  if ((v = lookup(get, ctx, "HIPOBJ_REQUIRE_SCOPED_TOKENS")))
-    o->require_scoped_tokens = !starts_with_no(v);
-  if ((v = lookup(get, ctx, "HIPOBJ_GPU_RUNTIME")))
-    parse_gpu_runtime("HIPOBJ_GPU_RUNTIME", v, o->gpu_runtime,
-                      sizeof o->gpu_runtime);
+  for (size_t i = 0; i < NROWS; i++) {
+    const char *v = lookup(get, ctx, rows[i].name);
+    if (v)
+      parse_row(o, &rows[i], v);
+  }
+}
+
+bool ho_options_var(size_t i, const char **name, const char **shown)
+{
+  if (i >= NROWS)
+    return false;
+  *name = rows[i].name;
+  *shown = rows[i].shown;
+  return true;
 }
 
 static const char *env_lookup(const char *name, void *ctx)

@@ -7,6 +7,7 @@
 #define HO_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct ho_options {
   unsigned max_transfers;       /* HIPOBJ_MAX_TRANSFERS: 16, 1..1024 */
@@ -51,6 +52,9 @@ void ho_options_defaults(struct ho_options *o);
 /* Overlays the variables that get() returns on *o: a variable that is
  * unset, empty or invalid leaves its field as it was. */
 void ho_options_parse(struct ho_options *o, ho_getenv_fn get, void *ctx);
+/* The i-th variable of the table (0..): its name and its default as
+ * text; false past the last. Pure: hipObjGetEnvVar(). */
+bool ho_options_var(size_t i, const char **name, const char **shown);
 /* ho_options_defaults(), then ho_options_parse() over getenv(). */
 void ho_options_from_env(struct ho_options *o);
 

@@ -36,7 +36,8 @@ step() { # label, then the command
   "$@" >>"$log" 2>&1 || { echo "go: $label failed" >>"$log"; rc=1; }
 }
 step vet go vet ./...
-step vet-vm go vet -tags hipobj_vm ./... # the VM lane's cases compile
+step vet-vm go vet -tags hipobj_vm ./... # the VM and Ceph lanes' cases compile
+step vet-ceph go vet -tags "hipobj_ceph hipobj_fabric" ./miniordma
 step test go test -count=1 -v "$@" ./...
 tags="default"
 if [ -e "$ho_build/integrations/go/libhipobj_gofabric.so" ]; then

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "hipobj.h"
 #include "options.h"
 
 /* ---- a variable table as the environment ------------------------------ */
@@ -554,6 +555,44 @@ static void test_from_env(void **state)
   assert_defaults(&o);
 }
 
+/* hipObjGetEnvVar() lists the library's own table: every variable it
+ * names is one the parser reads (a value unlike the default changes the
+ * options), none twice, the two that `hipobj info` once left out among
+ * them, and the list ends. */
+static void test_env_var_list(void **state)
+{
+  (void)state;
+  const char *names[32], *dflt;
+  uint32_t n = 0;
+  while (n < 32 && hipObjGetEnvVar(n, &names[n], &dflt).opError ==
+                       hipObjSuccess) {
+    const char *v = !strcmp(dflt, "on")     ? "0"
+                    : !strcmp(dflt, "off")  ? "1"
+                    : !strcmp(dflt, "auto") ? "none"
+                                            : "7";
+    struct capture c;
+    struct ho_options d, o = parse_one(names[n], v, &c);
+    expect_quiet(&c);
+    ho_options_defaults(&d);
+    if (memcmp(&o, &d, sizeof o) == 0)
+      fail_msg("%s=%s changes nothing", names[n], v);
+    for (uint32_t k = 0; k < n; k++)
+      assert_string_not_equal(names[k], names[n]);
+    n++;
+  }
+  assert_int_equal(n, 15);
+  bool conns = false, idle = false;
+  for (uint32_t k = 0; k < n; k++) {
+    conns |= !strcmp(names[k], "HIPOBJ_MAX_CONNECTIONS");
+    idle |= !strcmp(names[k], "HIPOBJ_IDLE_TIMEOUT_MS");
+  }
+  assert_true(conns && idle);
+  assert_int_equal(hipObjGetEnvVar(0, NULL, &dflt).opError,
+                   hipObjInvalidValue);
+  assert_int_equal(hipObjGetEnvVar(0, &names[0], NULL).opError,
+                   hipObjInvalidValue);
+}
+
 int main(void)
 {
   static const char *const vars[] = {
@@ -587,6 +626,7 @@ int main(void)
       cmocka_unit_test(test_every_variable_invalid),
       cmocka_unit_test(test_every_variable_valid),
       cmocka_unit_test(test_from_env),
+      cmocka_unit_test(test_env_var_list),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -160,20 +160,12 @@ static void print_secret(const char *name)
 static void print_options(const struct tool_opts *o)
 {
   printf("Options in effect:\n");
-  print_var("HIPOBJ_GPU_RUNTIME", "auto");
-  print_var("HIPOBJ_MAX_TRANSFERS", "16 connections");
-  print_var("HIPOBJ_TRANSFER_TIMEOUT_MS", "5000");
-  print_var("HIPOBJ_STAGE_TIMEOUT_MS", "30000");
-  print_var("HIPOBJ_DMABUF", "on");
-  print_var("HIPOBJ_REQUIRE_GPU_DIRECT", "off");
-  print_var("HIPOBJ_RDMA_DEBUG", "off");
-  print_var("HIPOBJ_WAIT_TIMEOUT_MS", "10000");
-  print_var("HIPOBJ_RETRIES", "3");
-  print_var("HIPOBJ_STALL_TIMEOUT_MS", "1000");
-  print_var("HIPOBJ_SPIN_US", "auto");
-  print_var("HIPOBJ_MAX_RAILS", "the rails rule's count");
-  print_var("HIPOBJ_SCOPED_TOKENS", "on");
-  print_var("HIPOBJ_REQUIRE_SCOPED_TOKENS", "off");
+  /* the library's own list (hipObjGetEnvVar), not a copy of it */
+  const char *name, *dflt;
+  for (uint32_t i = 0; hipObjGetEnvVar(i, &name, &dflt).opError ==
+                       hipObjSuccess;
+       i++)
+    print_var(name, dflt);
   print_var("AWS_ENDPOINT_URL", "https://s3.REGION.amazonaws.com");
   print_var("AWS_REGION", "us-east-1");
   print_secret("AWS_ACCESS_KEY_ID");

@@ -114,6 +114,10 @@ typedef enum {
 #define HIPOBJ_S3_REQUIRE_RDMA 0x2u /* no fallback: fail instead */
 #define HIPOBJ_S3_ANONYMOUS 0x4u    /* never sign, whatever keys are found */
 #define HIPOBJ_S3_NO_ENV 0x8u       /* ignore the AWS_* environment */
+/* hipObjInit() with HIPOBJ_INIT_FIRST_ACTIVE_NIC: where no NIC is named
+ * (nicHint, HIPOBJ_NIC) and none is chosen by its distance from a GPU
+ * (a host without one), the first RDMA device with an active port. */
+#define HIPOBJ_S3_FIRST_ACTIVE_NIC 0x10u
 
 #define HIPOBJ_S3_DEFAULT_PART_SIZE ((uint64_t)1 << 30)
 #define HIPOBJ_S3_DEFAULT_CONCURRENCY 4u

@@ -226,7 +226,8 @@ hipObjS3Status_t ho_s3_settings_resolve(const hipObjS3Config_t *cfg,
   memset(out, 0, sizeof *out);
   out->flags = cfg ? cfg->flags : 0;
   if (out->flags & ~(uint32_t)(HIPOBJ_S3_NO_RDMA | HIPOBJ_S3_REQUIRE_RDMA |
-                               HIPOBJ_S3_ANONYMOUS | HIPOBJ_S3_NO_ENV))
+                               HIPOBJ_S3_ANONYMOUS | HIPOBJ_S3_NO_ENV |
+                               HIPOBJ_S3_FIRST_ACTIVE_NIC))
     return bad(err, err_len, "unknown flags");
   hipObjS3Status_t st;
   if ((st = resolve_location(cfg, get, get_ctx, out, err, err_len)) ||
