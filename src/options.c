@@ -176,7 +176,7 @@ static const struct opt_row rows[] = {
     {"HIPOBJ_STALL_TIMEOUT_MS", OPT_UNSIGNED, FIELD(stall_timeout_ms), 0,
      TIMEOUT_MS_MAX, 1000, "1000"},
     {"HIPOBJ_SPIN_US", OPT_SPIN, FIELD(spin_us), 0, HO_SPIN_US_MAX,
-     HO_SPIN_US_AUTO, "auto"},
+     HO_SPIN_US_AUTO, "auto: 0 us on Soft-RoCE or 2 CPUs or fewer, else 10"},
     {"HIPOBJ_DMABUF", OPT_BOOL, FIELD(dmabuf), 0, 0, true, "on"},
     {"HIPOBJ_REQUIRE_GPU_DIRECT", OPT_BOOL, FIELD(require_gpu_direct), 0, 0,
      false, "off"},

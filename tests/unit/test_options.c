@@ -580,7 +580,7 @@ static void test_env_var_list(void **state)
       assert_string_not_equal(names[k], names[n]);
     n++;
   }
-  assert_int_equal(n, 15);
+  assert_int_equal(n, 16);
   bool conns = false, idle = false;
   for (uint32_t k = 0; k < n; k++) {
     conns |= !strcmp(names[k], "HIPOBJ_MAX_CONNECTIONS");
