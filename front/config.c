@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -9,152 +11,196 @@
 #include "auth/credentials.h"
 #include "common/size.h"
 
-enum {
-  OPT_LISTEN = 256, OPT_DATA_DIR, OPT_NIC, OPT_ACCESS_KEY, OPT_SECRET_KEY,
-  OPT_REGION, OPT_STATS_FILE, OPT_STATS_INTERVAL, OPT_DECLINE_RDMA,
-  OPT_NO_RDMA, OPT_LOG_REQUESTS, OPT_MAX_OBJECT, OPT_MAX_HEADER, OPT_MAX_XML,
-  OPT_MIN_PART, OPT_MAX_CONN, OPT_IDLE, OPT_SKEW, OPT_MAX_BUCKETS,
-  OPT_MAX_UPLOADS, OPT_RDMA_TIMEOUT, OPT_RDMA_QPS, OPT_RDMA_CHUNK,
-  OPT_RDMA_DEPTH, OPT_RDMA_MAX_CONN, OPT_RDMA_IDLE, OPT_FAULT_SKIP_FINAL,
-  OPT_RANDOM_ETAGS, OPT_MAX_MEMORY, OPT_MULTIPART_EXPIRY, OPT_MAX_CONN_PER_IP,
-  OPT_CREDENTIALS, OPT_HEADER_TIMEOUT, OPT_SHARED_BUCKETS, OPT_HELP,
-  OPT_VERSION
+/* ---- the options: one row each --------------------------------------- */
+
+enum opt_kind {
+  K_SECTION, /* a heading of the usage, no option */
+  K_STR,     /* const char *, not empty */
+  K_FLAG,    /* bool, set */
+  K_UINT,    /* unsigned, in [min, max] */
+  K_SIZE,    /* uint64_t, a size (K, M, G, T) in [min, max] */
+  K_LISTEN,  /* listen_host and listen_port */
+  K_PER_IP,  /* K_UINT that also says it was given */
+  K_HELP,
+  K_VERSION
 };
 
-static const struct option options[] = {
-    {"listen", required_argument, NULL, OPT_LISTEN},
-    {"data-dir", required_argument, NULL, OPT_DATA_DIR},
-    {"nic", required_argument, NULL, OPT_NIC},
-    {"access-key", required_argument, NULL, OPT_ACCESS_KEY},
-    {"secret-key", required_argument, NULL, OPT_SECRET_KEY},
-    {"region", required_argument, NULL, OPT_REGION},
-    {"stats-file", required_argument, NULL, OPT_STATS_FILE},
-    {"stats-interval-ms", required_argument, NULL, OPT_STATS_INTERVAL},
-    {"decline-rdma", no_argument, NULL, OPT_DECLINE_RDMA},
-    {"no-rdma", no_argument, NULL, OPT_NO_RDMA},
-    {"log-requests", no_argument, NULL, OPT_LOG_REQUESTS},
-    {"max-object-size", required_argument, NULL, OPT_MAX_OBJECT},
-    {"max-header-size", required_argument, NULL, OPT_MAX_HEADER},
-    {"max-xml-size", required_argument, NULL, OPT_MAX_XML},
-    {"min-part-size", required_argument, NULL, OPT_MIN_PART},
-    {"max-connections", required_argument, NULL, OPT_MAX_CONN},
-    {"idle-timeout", required_argument, NULL, OPT_IDLE},
-    {"max-clock-skew", required_argument, NULL, OPT_SKEW},
-    {"max-buckets", required_argument, NULL, OPT_MAX_BUCKETS},
-    {"max-uploads", required_argument, NULL, OPT_MAX_UPLOADS},
-    {"rdma-timeout-ms", required_argument, NULL, OPT_RDMA_TIMEOUT},
-    {"rdma-qps", required_argument, NULL, OPT_RDMA_QPS},
-    {"rdma-chunk-size", required_argument, NULL, OPT_RDMA_CHUNK},
-    {"rdma-depth", required_argument, NULL, OPT_RDMA_DEPTH},
-    {"rdma-max-connections", required_argument, NULL, OPT_RDMA_MAX_CONN},
-    {"rdma-idle-timeout-ms", required_argument, NULL, OPT_RDMA_IDLE},
-    {"fault-skip-final", required_argument, NULL, OPT_FAULT_SKIP_FINAL},
-    {"random-etags", no_argument, NULL, OPT_RANDOM_ETAGS},
-    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
-    {"multipart-expiry", required_argument, NULL, OPT_MULTIPART_EXPIRY},
-    {"max-connections-per-ip", required_argument, NULL, OPT_MAX_CONN_PER_IP},
-    {"credentials", required_argument, NULL, OPT_CREDENTIALS},
-    {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
-    {"shared-buckets", no_argument, NULL, OPT_SHARED_BUCKETS},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0}};
+/* An option: its name, its argument in the usage (NULL: none),
+ * its help (lines apart by '\n'), its kind, its field, its range and its
+ * default (K_UINT, K_SIZE: dflt; K_STR, K_LISTEN: dflt_str). The usage,
+ * the defaults and the parsing come from this table alone. Positional. */
+struct opt_row {
+  const char *name, *arg, *help; /* the usage's */
+  enum opt_kind kind;
+  size_t off;
+  uint64_t min, max, dflt;
+  const char *dflt_str;
+};
+
+#define F(f) offsetof(struct hs_config, f)
+#define UINT(n, a, f, lo, hi, d, h) {n, a, h, K_UINT, F(f), lo, hi, d, NULL}
+#define SIZE(n, a, f, lo, hi, d, h) {n, a, h, K_SIZE, F(f), lo, hi, d, NULL}
+#define STR(n, a, f, d, h) {n, a, h, K_STR, F(f), 0, 0, 0, d}
+#define FLAG(n, f, h) {n, NULL, h, K_FLAG, F(f), 0, 0, 0, NULL}
+#define SECTION(h) {NULL, NULL, h, K_SECTION, 0, 0, 0, 0, NULL}
+#define NOMAX UINT64_MAX
+
+static const struct opt_row rows[] = {
+    SECTION("Listening and storage:"),
+    {"listen", "ADDR:PORT",
+     "address to bind (default 127.0.0.1:9000);\nport 0 picks a free port; "
+     "[V6]:PORT for IPv6",
+     K_LISTEN, 0, 0, 0, 0, "127.0.0.1:9000"},
+    STR("data-dir", "DIR", data_dir, NULL,
+        "keep objects in DIR (temporary file, fsync,\nrename); default: in "
+        "memory"),
+    STR("region", "NAME", auth.region, "us-east-1",
+        "region reported by GetBucketLocation\n(default us-east-1)"),
+    FLAG("random-etags", random_etags,
+         "ETags unique per write instead of the MD5\nof the content, so "
+         "uploads (HTTP and RDMA)\nare not limited by MD5 (about 0.5 GB/s a"
+         "\nstream); Content-MD5 is still checked"),
+    SECTION("Authentication (off unless both keys are given):"),
+    STR("access-key", "KEY", auth.access_key, NULL,
+        "verify AWS Signature V4 with this key pair;"),
+    STR("secret-key", "SECRET", auth.secret_key, NULL,
+        "also from HIPOBJ_TEST_SERVER_ACCESS_KEY and\n"
+        "HIPOBJ_TEST_SERVER_SECRET_KEY"),
+    STR("credentials", "FILE", credentials_file, NULL,
+        "instead: several users, one \"ACCESS_KEY\nSECRET_KEY\" per line "
+        "('#' comments); the\nfile must be the user's or root's and not\n"
+        "readable by others"),
+    FLAG("shared-buckets", shared_buckets,
+         "with several users: they share every bucket\n(each reads, changes "
+         "and deletes the\nothers' objects; no owners here); required\nfor "
+         "a file of more than one user"),
+    UINT("max-clock-skew", "SEC", auth.max_clock_skew_s, 0, 604800, 900,
+         "reject signed requests dated further than SEC\nfrom now (default "
+         "900; 0: do not check)"),
+    SECTION("RDMA:"),
+    STR("nic", "NAME", nic, NULL,
+        "RDMA device to use (default: as the library\nchooses); without a "
+        "device, plain HTTP only"),
+    FLAG("decline-rdma", decline_rdma,
+         "answer every RDMA request 501 (for fallback\ntests)"),
+    FLAG("no-rdma", no_rdma, "do not open an RDMA device at all"),
+    UINT("rdma-timeout-ms", "MS", rdma_timeout_ms, 1, 3600000, 10000,
+         "how long a client has to send \"ready\" and\nthe transfer to "
+         "finish (default 10000)"),
+    UINT("rdma-qps", "N", rdma_qps, 1, 4096, 16,
+         "server QPs, i.e. concurrent RDMA transfers\n(default 16); more get "
+         "503"),
+    SIZE("rdma-chunk-size", "SIZE", rdma_chunk_size, 4096, 1ull << 30,
+         1u << 20, "bytes per work request (default 1M)"),
+    UINT("rdma-depth", "N", rdma_depth, 1, 32, 4,
+         "work requests in flight per transfer, READ\ndepth of a PUT "
+         "included (default 4, at most\n32)"),
+    UINT("rdma-max-connections", "N", rdma_max_connections, 1, 65536, 1024,
+         "client connections kept between transfers\n(default 1024); the "
+         "least recently used idle\none makes room, else 503"),
+    UINT("rdma-idle-timeout-ms", "MS", rdma_idle_timeout_ms, 1, 86400000,
+         60000, "close connections idle this long\n(default 60000)"),
+    UINT("fault-skip-final", "N", fault_skip_final, 0, 1000000, 0,
+         "testing: the next N RDMA transfers move their\ndata but never "
+         "send the final message"),
+    SECTION("Limits:"),
+    SIZE("max-object-size", "SIZE", max_object_size, 1, NOMAX, 5ull << 30,
+         "largest object or part (default 5G); more is\n413 EntityTooLarge"),
+    SIZE("max-header-size", "SIZE", max_header_size, 1024, 1u << 20,
+         16u << 10,
+         "largest request line and headers (default\n16K); more is 431"),
+    SIZE("max-xml-size", "SIZE", max_xml_size, 1024, NOMAX, 4u << 20,
+         "largest XML request body (default 4M)"),
+    SIZE("min-part-size", "SIZE", min_part_size, 0, NOMAX, 5u << 20,
+         "smallest part but the last at Complete\n(default 5M, as S3)"),
+    UINT("max-connections", "N", max_connections, 1, 1000000, 1024,
+         "concurrent connections (default 1024)"),
+    {"max-connections-per-ip", "N",
+     "concurrent connections from one address\n(default: an eighth of "
+     "--max-connections,\n128; 0: no limit)",
+     K_PER_IP, F(max_connections_per_ip), 0, 1000000, 0, NULL},
+    UINT("header-timeout", "SEC", header_timeout_s, 1, 86400, 30,
+         "a request's line and headers must arrive\nwithin SEC, however "
+         "slowly they trickle\n(default 30)"),
+    UINT("idle-timeout", "SEC", idle_timeout_s, 0, 86400, 60,
+         "close idle connections after SEC (default 60)"),
+    UINT("max-buckets", "N", max_buckets, 0, 1000000, 1000, "(default 1000)"),
+    UINT("max-uploads", "N", max_uploads, 0, 10000000, 10000,
+         "multipart uploads in progress (default 10000)"),
+    UINT("multipart-expiry", "SEC", multipart_expiry_s, 0, 30 * 86400, 86400,
+         "abort uploads idle for SEC (default 86400;\n0: never)"),
+    SIZE("max-memory", "SIZE", max_memory, 1 << 20, NOMAX, 0,
+         "total of the memory store (default: half the\nphysical memory); "
+         "more is 503 SlowDown"),
+    SECTION("Observability:"),
+    FLAG("log-requests", log_requests, "one line per request on stderr"),
+    STR("stats-file", "PATH", stats_file, NULL,
+        "write the counters of GET /_hipobj/stats to\nPATH every "
+        "--stats-interval-ms (default 1000)\nand at exit"),
+    UINT("stats-interval-ms", "MS", stats_interval_ms, 1, 3600000, 1000,
+         NULL),
+    SECTION(""),
+    {"help", NULL, "this text", K_HELP, 0, 0, 0, 0, NULL},
+    {"version", NULL, "the version", K_VERSION, 0, 0, 0, 0, NULL},
+};
+#undef F
+#undef UINT
+#undef SIZE
+#undef STR
+#undef FLAG
+#undef SECTION
+
+#define NROWS (sizeof rows / sizeof rows[0])
+
+/* The usage column of the help text. */
+#define HELP_COL 25
+
+static void usage_row(FILE *f, const struct opt_row *r)
+{
+  if (r->kind == K_SECTION) {
+    fprintf(f, "\n%s%s", r->help, r->help[0] ? "\n" : "");
+    return;
+  }
+  if (!r->help)
+    return; /* said in another row's help */
+  int n = fprintf(f, "  --%s%s%s", r->name, r->arg ? " " : "",
+                  r->arg ? r->arg : "");
+  const char *h = r->help;
+  /* the help from the column, or two spaces after a long option, or on
+   * the next line after a longer one */
+  int pad = n < HELP_COL ? HELP_COL - n : 2;
+  if (n > HELP_COL + 2) {
+    fputc('\n', f);
+    pad = HELP_COL;
+  }
+  for (;;) {
+    const char *nl = strchr(h, '\n');
+    int len = nl ? (int)(nl - h) : (int)strlen(h);
+    fprintf(f, "%*s%.*s\n", pad, "", len, h);
+    if (!nl)
+      break;
+    h = nl + 1;
+    pad = HELP_COL;
+  }
+}
 
 void hs_config_usage(FILE *f)
 {
-  fputs(
-      "Usage: hipobj-test-server [OPTION]...\n"
-      "A small S3 server (path-style buckets, plain HTTP/1.1) and the\n"
-      "reference server of the hipObject RDMA protocol (docs/protocol.md).\n"
-      "On start it prints one line on stdout:\n"
-      "  listening on http://ADDR:PORT\n"
-      "\n"
-      "Listening and storage:\n"
-      "  --listen ADDR:PORT     address to bind (default 127.0.0.1:9000);\n"
-      "                         port 0 picks a free port; [V6]:PORT for IPv6\n"
-      "  --data-dir DIR         keep objects in DIR (temporary file, fsync,\n"
-      "                         rename); default: in memory\n"
-      "  --region NAME          region reported by GetBucketLocation\n"
-      "                         (default us-east-1)\n"
-      "  --random-etags         ETags unique per write instead of the MD5\n"
-      "                         of the content, so uploads (HTTP and RDMA)\n"
-      "                         are not limited by MD5 (about 0.5 GB/s a\n"
-      "                         stream); Content-MD5 is still checked\n"
-      "\n"
-      "Authentication (off unless both keys are given):\n"
-      "  --access-key KEY       verify AWS Signature V4 with this key pair;\n"
-      "  --secret-key SECRET    also from HIPOBJ_TEST_SERVER_ACCESS_KEY and\n"
-      "                         HIPOBJ_TEST_SERVER_SECRET_KEY\n"
-      "  --credentials FILE     instead: several users, one \"ACCESS_KEY\n"
-      "                         SECRET_KEY\" per line ('#' comments); the\n"
-      "                         file must be the user's or root's and not\n"
-      "                         readable by others\n"
-      "  --shared-buckets       with several users: they share every bucket\n"
-      "                         (each reads, changes and deletes the\n"
-      "                         others' objects; no owners here); required\n"
-      "                         for a file of more than one user\n"
-      "  --max-clock-skew SEC   reject signed requests dated further than SEC\n"
-      "                         from now (default 900; 0: do not check)\n"
-      "\n"
-      "RDMA:\n"
-      "  --nic NAME             RDMA device to use (default: as the library\n"
-      "                         chooses); without a device, plain HTTP only\n"
-      "  --decline-rdma         answer every RDMA request 501 (for fallback\n"
-      "                         tests)\n"
-      "  --no-rdma              do not open an RDMA device at all\n"
-      "  --rdma-timeout-ms MS   how long a client has to send \"ready\" and\n"
-      "                         the transfer to finish (default 10000)\n"
-      "  --rdma-qps N           server QPs, i.e. concurrent RDMA transfers\n"
-      "                         (default 16); more get 503\n"
-      "  --rdma-chunk-size SIZE bytes per work request (default 1M)\n"
-      "  --rdma-depth N         work requests in flight per transfer, READ\n"
-      "                         depth of a PUT included (default 4, at most\n"
-      "                         32)\n"
-      "  --rdma-max-connections N  client connections kept between transfers\n"
-      "                         (default 1024); the least recently used idle\n"
-      "                         one makes room, else 503\n"
-      "  --rdma-idle-timeout-ms MS  close connections idle this long\n"
-      "                         (default 60000)\n"
-      "  --fault-skip-final N   testing: the next N RDMA transfers move their\n"
-      "                         data but never send the final message\n"
-      "\n"
-      "Limits:\n"
-      "  --max-object-size SIZE largest object or part (default 5G); more is\n"
-      "                         413 EntityTooLarge\n"
-      "  --max-header-size SIZE largest request line and headers (default\n"
-      "                         16K); more is 431\n"
-      "  --max-xml-size SIZE    largest XML request body (default 4M)\n"
-      "  --min-part-size SIZE   smallest part but the last at Complete\n"
-      "                         (default 5M, as S3)\n"
-      "  --max-connections N    concurrent connections (default 1024)\n"
-      "  --max-connections-per-ip N\n"
-      "                         concurrent connections from one address\n"
-      "                         (default: an eighth of --max-connections,\n"
-      "                         128; 0: no limit)\n"
-      "  --header-timeout SEC   a request's line and headers must arrive\n"
-      "                         within SEC, however slowly they trickle\n"
-      "                         (default 30)\n"
-      "  --idle-timeout SEC     close idle connections after SEC (default 60)\n"
-      "  --max-buckets N        (default 1000)\n"
-      "  --max-uploads N        multipart uploads in progress (default 10000)\n"
-      "  --multipart-expiry SEC abort uploads idle for SEC (default 86400;\n"
-      "                         0: never)\n"
-      "  --max-memory SIZE      total of the memory store (default: half the\n"
-      "                         physical memory); more is 503 SlowDown\n"
-      "\n"
-      "Observability:\n"
-      "  --log-requests         one line per request on stderr\n"
-      "  --stats-file PATH      write the counters of GET /_hipobj/stats to\n"
-      "                         PATH every --stats-interval-ms (default 1000)\n"
-      "                         and at exit\n"
-      "\n"
-      "  --help                 this text\n"
-      "  --version              the version\n"
-      "\n"
-      "SIZE takes K, M, G, T suffixes, also as Ki or KiB (all powers of\n"
-      "1024). SIGINT and SIGTERM stop the server cleanly. Exit status: 0\n"
-      "after a clean stop, 1 if it could not start, 2 for a usage error.\n",
-      f);
+  fputs("Usage: hipobj-test-server [OPTION]...\n"
+        "A small S3 server (path-style buckets, plain HTTP/1.1) and the\n"
+        "reference server of the hipObject RDMA protocol "
+        "(docs/protocol.md).\n"
+        "On start it prints one line on stdout:\n"
+        "  listening on http://ADDR:PORT\n",
+        f);
+  for (size_t i = 0; i < NROWS; i++)
+    usage_row(f, &rows[i]);
+  fputs("\n"
+        "SIZE takes K, M, G, T suffixes, also as Ki or KiB (all powers of\n"
+        "1024). SIGINT and SIGTERM stop the server cleanly. Exit status: 0\n"
+        "after a clean stop, 1 if it could not start, 2 for a usage "
+        "error.\n",
+        f);
 }
 
 bool hs_parse_listen(const char *s, char host[256], uint16_t *port)
@@ -190,40 +236,28 @@ bool hs_parse_listen(const char *s, char host[256], uint16_t *port)
   return true;
 }
 
-static bool parse_uint(const char *s, unsigned max, unsigned *out)
+static void *field(struct hs_config *c, const struct opt_row *r)
 {
-  uint64_t v;
-  if (!ho_parse_uint(s, max, &v))
-    return false;
-  *out = (unsigned)v;
-  return true;
+  return (char *)c + r->off;
+}
+
+static void set_default(struct hs_config *c, const struct opt_row *r)
+{
+  if (r->kind == K_UINT)
+    *(unsigned *)field(c, r) = (unsigned)r->dflt;
+  else if (r->kind == K_SIZE)
+    *(uint64_t *)field(c, r) = r->dflt;
+  else if (r->kind == K_STR)
+    *(const char **)field(c, r) = r->dflt_str;
+  else if (r->kind == K_LISTEN)
+    hs_parse_listen(r->dflt_str, c->listen_host, &c->listen_port);
 }
 
 static void defaults(struct hs_config *c)
 {
   memset(c, 0, sizeof *c);
-  memcpy(c->listen_host, "127.0.0.1", 10);
-  c->listen_port = 9000;
-  c->auth.region = "us-east-1";
-  c->stats_interval_ms = 1000;
-  c->max_object_size = 5ull << 30;
-  c->max_header_size = 16u << 10;
-  c->max_xml_size = 4u << 20;
-  c->min_part_size = 5u << 20;
-  c->max_connections = 1024;
-  c->idle_timeout_s = 60;
-  c->auth.max_clock_skew_s = 900;
-  c->max_buckets = 1000;
-  c->max_uploads = 10000;
-  c->rdma_timeout_ms = 10000;
-  c->rdma_qps = 16;
-  c->rdma_chunk_size = 1u << 20;
-  c->rdma_depth = 4;
-  c->rdma_max_connections = 1024;
-  c->rdma_idle_timeout_ms = 60000;
-  c->multipart_expiry_s = 86400;
-  c->max_connections_per_ip = 0; /* hs_config_per_ip(): an eighth */
-  c->header_timeout_s = 30;
+  for (size_t i = 0; i < NROWS; i++)
+    set_default(c, &rows[i]);
 }
 
 unsigned hs_config_per_ip(const struct hs_config *c)
@@ -234,76 +268,41 @@ unsigned hs_config_per_ip(const struct hs_config *c)
   return n ? n : 1;
 }
 
-static bool set_size(const char *arg, uint64_t min, uint64_t *out)
+static bool apply_number(struct hs_config *c, const struct opt_row *r,
+                         const char *arg)
 {
   uint64_t v;
-  if (!ho_parse_size(arg, &v) || v < min)
+  bool ok = r->kind == K_SIZE ? ho_parse_size(arg, &v)
+                              : ho_parse_uint(arg, r->max, &v);
+  if (!ok || v < r->min || v > r->max)
     return false;
-  *out = v;
+  if (r->kind == K_SIZE)
+    *(uint64_t *)field(c, r) = v;
+  else
+    *(unsigned *)field(c, r) = (unsigned)v;
   return true;
 }
 
-static bool apply(struct hs_config *c, int opt, const char *arg)
+static bool apply(struct hs_config *c, const struct opt_row *r,
+                  const char *arg)
 {
-  switch (opt) {
-  case OPT_LISTEN: return hs_parse_listen(arg, c->listen_host, &c->listen_port);
-  case OPT_DATA_DIR: c->data_dir = arg; return *arg != '\0';
-  case OPT_NIC: c->nic = arg; return *arg != '\0';
-  case OPT_ACCESS_KEY: c->auth.access_key = arg; return *arg != '\0';
-  case OPT_SECRET_KEY: c->auth.secret_key = arg; return *arg != '\0';
-  case OPT_CREDENTIALS: c->credentials_file = arg; return *arg != '\0';
-  case OPT_REGION: c->auth.region = arg; return *arg != '\0';
-  case OPT_STATS_FILE: c->stats_file = arg; return *arg != '\0';
-  case OPT_STATS_INTERVAL:
-    return parse_uint(arg, 3600000, &c->stats_interval_ms) &&
-           c->stats_interval_ms > 0;
-  case OPT_DECLINE_RDMA: c->decline_rdma = true; return true;
-  case OPT_NO_RDMA: c->no_rdma = true; return true;
-  case OPT_LOG_REQUESTS: c->log_requests = true; return true;
-  case OPT_MAX_OBJECT: return set_size(arg, 1, &c->max_object_size);
-  case OPT_MAX_HEADER:
-    return set_size(arg, 1024, &c->max_header_size) &&
-           c->max_header_size <= (1u << 20);
-  case OPT_MAX_XML: return set_size(arg, 1024, &c->max_xml_size);
-  case OPT_MIN_PART: return set_size(arg, 0, &c->min_part_size);
-  case OPT_MAX_CONN:
-    return parse_uint(arg, 1000000, &c->max_connections) &&
-           c->max_connections > 0;
-  case OPT_IDLE: return parse_uint(arg, 86400, &c->idle_timeout_s);
-  case OPT_SKEW: return parse_uint(arg, 604800, &c->auth.max_clock_skew_s);
-  case OPT_MAX_BUCKETS: return parse_uint(arg, 1000000, &c->max_buckets);
-  case OPT_MAX_UPLOADS: return parse_uint(arg, 10000000, &c->max_uploads);
-  case OPT_RDMA_TIMEOUT:
-    return parse_uint(arg, 3600000, &c->rdma_timeout_ms) &&
-           c->rdma_timeout_ms > 0;
-  case OPT_RDMA_QPS:
-    return parse_uint(arg, 4096, &c->rdma_qps) && c->rdma_qps > 0;
-  case OPT_RANDOM_ETAGS: c->random_etags = true; return true;
-  case OPT_FAULT_SKIP_FINAL:
-    return parse_uint(arg, 1000000, &c->fault_skip_final);
-  case OPT_RDMA_MAX_CONN:
-    return parse_uint(arg, 65536, &c->rdma_max_connections) &&
-           c->rdma_max_connections > 0;
-  case OPT_RDMA_IDLE:
-    return parse_uint(arg, 86400000, &c->rdma_idle_timeout_ms) &&
-           c->rdma_idle_timeout_ms > 0;
-  case OPT_RDMA_DEPTH:
-    return parse_uint(arg, 32, &c->rdma_depth) && c->rdma_depth > 0;
-  case OPT_MAX_MEMORY: return set_size(arg, 1 << 20, &c->max_memory);
-  case OPT_MULTIPART_EXPIRY:
-    return parse_uint(arg, 30 * 86400, &c->multipart_expiry_s);
-  case OPT_MAX_CONN_PER_IP:
-    c->max_connections_per_ip_set = true;
-    return parse_uint(arg, 1000000, &c->max_connections_per_ip);
-  case OPT_SHARED_BUCKETS: c->shared_buckets = true; return true;
-  case OPT_HEADER_TIMEOUT:
-    return parse_uint(arg, 86400, &c->header_timeout_s) &&
-           c->header_timeout_s > 0;
-  case OPT_RDMA_CHUNK:
-    return set_size(arg, 4096, &c->rdma_chunk_size) &&
-           c->rdma_chunk_size <= (1ull << 30);
+  switch (r->kind) {
+  case K_LISTEN: return hs_parse_listen(arg, c->listen_host, &c->listen_port);
+  case K_STR: *(const char **)field(c, r) = arg; return *arg != '\0';
+  case K_FLAG: *(bool *)field(c, r) = true; return true;
+  case K_PER_IP: c->max_connections_per_ip_set = true; /* fall through */
+  case K_UINT:
+  case K_SIZE: return apply_number(c, r, arg);
   default: return false;
   }
+}
+
+static const struct opt_row *row_named(const char *name)
+{
+  for (size_t i = 0; i < NROWS; i++)
+    if (rows[i].name && strcmp(rows[i].name, name) == 0)
+      return &rows[i];
+  return NULL;
 }
 
 void hs_config_defaults(struct hs_config *c) { defaults(c); }
@@ -322,11 +321,41 @@ enum hs_err hs_config_load_credentials(struct hs_config *c,
 
 bool hs_config_set(struct hs_config *c, const char *name, const char *arg)
 {
-  for (const struct option *o = options; o->name; o++)
-    if (strcmp(o->name, name) == 0)
-      return o->val != OPT_HELP && o->val != OPT_VERSION &&
-             apply(c, o->val, arg);
-  return false;
+  const struct opt_row *r = row_named(name);
+  return r && r->kind != K_HELP && r->kind != K_VERSION && apply(c, r, arg);
+}
+
+/* getopt_long's table, from the rows: val is the row's index + 256. */
+static void long_options(struct option *o)
+{
+  for (size_t i = 0; i < NROWS; i++)
+    if (rows[i].name)
+      *o++ = (struct option){rows[i].name,
+                             rows[i].arg ? required_argument : no_argument,
+                             NULL, (int)i + 256};
+  *o = (struct option){NULL, 0, NULL, 0};
+}
+
+/* One option from getopt_long: HS_CONFIG_OK to go on. */
+static enum hs_config_result one_option(struct hs_config *c, int opt,
+                                        char **argv, struct hs_buf *err)
+{
+  if (opt == '?' || opt == ':') {
+    hs_buf_printf(err, "unknown option or missing value: %s",
+                  argv[optind - 1]);
+    return HS_CONFIG_ERROR;
+  }
+  const struct opt_row *r = &rows[opt - 256];
+  if (r->kind == K_HELP)
+    return HS_CONFIG_HELP;
+  if (r->kind == K_VERSION)
+    return HS_CONFIG_VERSION;
+  if (!apply(c, r, optarg)) {
+    hs_buf_printf(err, "invalid value for --%s: '%s'", r->name,
+                  optarg ? optarg : "");
+    return HS_CONFIG_ERROR;
+  }
+  return HS_CONFIG_OK;
 }
 
 enum hs_config_result hs_config_parse(int argc, char **argv,
@@ -335,24 +364,15 @@ enum hs_config_result hs_config_parse(int argc, char **argv,
 {
   struct hs_config c;
   defaults(&c);
+  struct option options[NROWS + 1];
+  long_options(options);
   optind = 1;
   opterr = 0;
   int opt;
   while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
-    if (opt == OPT_HELP)
-      return HS_CONFIG_HELP;
-    if (opt == OPT_VERSION)
-      return HS_CONFIG_VERSION;
-    if (opt == '?' || opt == ':') {
-      hs_buf_printf(err, "unknown option or missing value: %s",
-                    argv[optind - 1]);
-      return HS_CONFIG_ERROR;
-    }
-    if (!apply(&c, opt, optarg)) {
-      hs_buf_printf(err, "invalid value for --%s: '%s'",
-                    options[opt - OPT_LISTEN].name, optarg ? optarg : "");
-      return HS_CONFIG_ERROR;
-    }
+    enum hs_config_result res = one_option(&c, opt, argv, err);
+    if (res != HS_CONFIG_OK)
+      return res;
   }
   if (optind < argc) {
     hs_buf_printf(err, "unexpected argument: %s", argv[optind]);

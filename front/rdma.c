@@ -115,13 +115,14 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       "\"idle\":%u,\"retired\":{\"failure\":%llu,\"idle\":%llu,"
       "\"evicted\":%llu,\"stale\":%llu,\"one_shot\":%llu},"
       "\"final_failed\":%llu,\"ready_reclaimed\":%llu,"
-      "\"qp_transitions\":%llu}",
+      "\"qp_transitions\":%llu,\"rdma_failed\":%llu,\"no_ready\":%llu}",
       (unsigned long long)transfers, (unsigned long long)s.connMade,
       (unsigned long long)s.connReused, s.connLive, s.connIdle,
       (unsigned long long)s.retiredFailure, (unsigned long long)s.retiredIdle,
       (unsigned long long)s.retiredEvicted, (unsigned long long)s.retiredStale,
       (unsigned long long)s.retiredOneShot, (unsigned long long)s.finalFailed,
-      (unsigned long long)s.readyReclaimed, (unsigned long long)s.qpTransitions);
+      (unsigned long long)s.readyReclaimed, (unsigned long long)s.qpTransitions,
+      (unsigned long long)s.rdmaFailed, (unsigned long long)s.timedOut);
 }
 
 hipObjServerStatus_t hs_rdma_start(struct hs_rdma *r, const char *token,

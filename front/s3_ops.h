@@ -74,6 +74,8 @@
     hs_s3_object_end)                                                         \
   X(GET_OBJECT_ATTRIBUTES, "GetObjectAttributes", 0, hs_s3_object_begin,      \
     hs_s3_object_end)                                                         \
+  X(GET_ACL, "GetAcl", 0, hs_s3_bucket_begin, hs_s3_bucket_end)               \
+  X(PUT_ACL, "PutAcl", 0, hs_s3_bucket_begin, hs_s3_bucket_end)               \
   X(ADMIN_STATS, "AdminStats", HS_S3_ADMIN, hs_s3_bucket_begin,               \
     hs_s3_bucket_end)                                                         \
   X(ADMIN_HEALTH, "AdminHealth", HS_S3_ADMIN, hs_s3_bucket_begin,             \

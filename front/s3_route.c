@@ -47,9 +47,26 @@ static enum hs_s3_kind route_service(const char *m)
   return strcmp(m, "GET") == 0 ? HS_OP_LIST_BUCKETS : HS_OP_METHOD_NOT_ALLOWED;
 }
 
+/* ?acl alone: GetBucketAcl or GetObjectAcl, PutBucketAcl or PutObjectAcl
+ * (HS_OP_NOT_FOUND: not an ACL request). */
+static enum hs_s3_kind route_acl(const char *m, const struct hs_query *q)
+{
+  static const char *const acl[] = {"acl"};
+  if (!has(q, "acl"))
+    return HS_OP_NOT_FOUND;
+  if (other_subresource(q, acl, 1))
+    return HS_OP_NOT_IMPLEMENTED;
+  return strcmp(m, "GET") == 0   ? HS_OP_GET_ACL
+         : strcmp(m, "PUT") == 0 ? HS_OP_PUT_ACL
+                                 : HS_OP_METHOD_NOT_ALLOWED;
+}
+
 static enum hs_s3_kind route_bucket(const char *m, const struct hs_query *q)
 {
   static const char *const none[] = {NULL};
+  enum hs_s3_kind acl = route_acl(m, q);
+  if (acl != HS_OP_NOT_FOUND)
+    return acl;
   if (strcmp(m, "GET") == 0) {
     static const char *const ok[] = {"location", "versioning", "uploads",
                                      "versions"};
@@ -91,6 +108,9 @@ static enum hs_s3_kind route_object(const char *m, const struct hs_query *q,
   static const char *const upload[] = {"uploadId", "partNumber"};
   static const char *const part[] = {"partNumber"};
   bool upload_id = has(q, "uploadId");
+  enum hs_s3_kind acl = route_acl(m, q);
+  if (acl != HS_OP_NOT_FOUND)
+    return acl;
   if (has(q, "tagging")) {
     static const char *const tagging[] = {"tagging"};
     if (other_subresource(q, tagging, 1))

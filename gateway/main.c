@@ -8,6 +8,7 @@
 #include "auth/credentials.h"
 #include "gw_config.h"
 #include "http.h"
+#include "prologue.h"
 #include "rdma.h"
 
 #define PROG "hipobj-gateway"
@@ -51,18 +52,8 @@ static int run(const struct gw_config *cfg, const sigset_t *set)
     fprintf(stderr, PROG ": %s\n", hs_buf_cstr(&why));
     goto out;
   }
-  if (hs_rdma_open(&cfg->front, &stats, &gw.rdma, &why)) {
-    fprintf(stderr, PROG ": cannot use RDMA device %s: %s\n",
-            cfg->front.nic ? cfg->front.nic : "(default)", hs_buf_cstr(&why));
+  if (!hs_prologue_rdma(PROG, &cfg->front, &stats, &gw.rdma, "forwarding"))
     goto out_backend;
-  }
-  if (!gw.rdma)
-    fprintf(stderr,
-            PROG ": RDMA unavailable (%s): forwarding plain HTTP only; "
-                 "requests with x-amz-rdma-token get 501\n",
-            hs_buf_cstr(&why));
-  else
-    fprintf(stderr, PROG ": RDMA on %s\n", hs_rdma_nic(gw.rdma));
   fprintf(stderr, PROG ": backend %s\n", cfg->backend.url);
   status = serve(cfg, &gw, set);
   hs_rdma_close(gw.rdma);
@@ -78,26 +69,14 @@ int main(int argc, char **argv)
   struct gw_config cfg;
   struct hs_buf err;
   hs_buf_init(&err, 4096);
-  switch (gw_config_parse(argc, argv, &cfg, &err)) {
-  case HS_CONFIG_HELP:
-    gw_config_usage(stdout);
-    return 0;
-  case HS_CONFIG_VERSION:
-    printf(PROG " " HIPOBJ_GATEWAY_VERSION "\n");
-    return 0;
-  case HS_CONFIG_ERROR:
-    fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", hs_buf_cstr(&err));
-    hs_buf_free(&err);
-    return 2;
-  case HS_CONFIG_OK:
-    break;
-  }
+  int rc = hs_prologue_config(gw_config_parse(argc, argv, &cfg, &err), PROG,
+                              HIPOBJ_GATEWAY_VERSION, gw_config_usage, &err);
   struct hs_credentials *users = NULL;
-  if (hs_config_load_credentials(&cfg.front, &users, &err)) {
-    fprintf(stderr, PROG ": --credentials %s: %s\n", cfg.front.credentials_file,
-            hs_buf_cstr(&err));
+  if (rc < 0 && !hs_prologue_credentials(PROG, &cfg.front, &users))
+    rc = 1;
+  if (rc >= 0) {
     hs_buf_free(&err);
-    return 1;
+    return rc;
   }
   /* Users apart: each acts at the store as its own identity, so that the
    * store's own users and policies isolate them; sharing one is said
@@ -115,14 +94,9 @@ int main(int argc, char **argv)
     return 1;
   }
   hs_buf_free(&err);
-  /* Every thread inherits this mask; only the main thread takes signals. */
   sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, NULL);
-  signal(SIGPIPE, SIG_IGN);
-  int rc = run(&cfg, &set);
+  hs_prologue_signals(&set);
+  rc = run(&cfg, &set);
   hs_credentials_free(users);
   return rc;
 }

@@ -375,6 +375,42 @@ static enum hs_step forward_after_auth(struct gw_op *op)
   return forward(op);
 }
 
+/* An authenticated request with a token for GetObject, PutObject or
+ * UploadPart: no body; a declared x-amz-content-sha256 is the empty
+ * body's (as in the test server: a token GET's payload goes the other
+ * way); then rdma_path.c answers it. */
+static enum hs_step rdma_begin(struct gw_op *op, const char *tok,
+                               enum hs_s3_kind kind)
+{
+  op->mode = GW_RDMA;
+  op->name = hs_s3_kind_name(kind);
+  if (has_body(op)) {
+    gw_op_error(op, HS_ERR_INVALID_ARGUMENT,
+                "A request with x-amz-rdma-token has no body.");
+    return HS_STEP_RESPOND;
+  }
+  char declared[65];
+  if (op->auth.payload == HS_PAYLOAD_SHA256)
+    hs_hex(op->auth.expected, HS_SHA256_LEN, declared);
+  if (!strcmp(op->req.method, "GET") &&
+      op->auth.payload == HS_PAYLOAD_SHA256 &&
+      strcmp(declared, HS_EMPTY_SHA256) != 0) {
+    gw_op_error(op, HS_ERR_SHA256_MISMATCH, NULL);
+    return HS_STEP_RESPOND;
+  }
+  struct hs_kv kv[FWD_HEADERS_MAX];
+  char hex[65];
+  struct gw_call_req cr;
+  enum hs_err err = fill_call(op, &cr, kv, hex);
+  if (err) {
+    gw_op_error(op, err, NULL);
+    return HS_STEP_RESPOND;
+  }
+  gw_rdma(op, tok, &cr, &op->req.headers);
+  op->done = true;
+  return HS_STEP_RESPOND;
+}
+
 static enum hs_step op_begin(void *p)
 {
   struct gw_op *op = p;
@@ -403,37 +439,7 @@ static enum hs_step op_begin(void *p)
     gw_op_error(op, err, op->auth.detail[0] ? op->auth.detail : NULL);
     return HS_STEP_RESPOND;
   }
-  if (!rdma)
-    return forward_after_auth(op);
-  op->mode = GW_RDMA;
-  op->name = hs_s3_kind_name(kind);
-  if (has_body(op)) {
-    gw_op_error(op, HS_ERR_INVALID_ARGUMENT,
-                "A request with x-amz-rdma-token has no body.");
-    return HS_STEP_RESPOND;
-  }
-  /* A declared x-amz-content-sha256 is the empty body's (as in the test
-   * server): a token GET's payload goes the other way. */
-  char declared[65];
-  if (op->auth.payload == HS_PAYLOAD_SHA256)
-    hs_hex(op->auth.expected, HS_SHA256_LEN, declared);
-  if (!strcmp(op->req.method, "GET") &&
-      op->auth.payload == HS_PAYLOAD_SHA256 &&
-      strcmp(declared, HS_EMPTY_SHA256) != 0) {
-    gw_op_error(op, HS_ERR_SHA256_MISMATCH, NULL);
-    return HS_STEP_RESPOND;
-  }
-  struct hs_kv kv[FWD_HEADERS_MAX];
-  char hex[65];
-  struct gw_call_req cr;
-  err = fill_call(op, &cr, kv, hex);
-  if (err) {
-    gw_op_error(op, err, NULL);
-    return HS_STEP_RESPOND;
-  }
-  gw_rdma(op, tok, &cr, &op->req.headers);
-  op->done = true;
-  return HS_STEP_RESPOND;
+  return rdma ? rdma_begin(op, tok, kind) : forward_after_auth(op);
 }
 
 /* Sends the piece held back, then holds this one. */

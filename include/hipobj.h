@@ -83,6 +83,10 @@ typedef void *hipObjHandle_t;
  *   `reply`; *replyLen is the buffer's size (512) on entry and the number of
  *   bytes written on return. A response without the header is a failure:
  *   return non-zero. Return 0 on success.
+ * One hipObjGet()/hipObjPut() may call the pair more than once: an attempt
+ * that failed for a fabric reason is sent again with a new token
+ * (HIPOBJ_RETRIES, docs/protocol.md section 7); each sendRequest is a new
+ * S3 request.
  */
 typedef struct {
   int (*sendRequest)(void *ctx, const char *token, size_t tokenLen);
@@ -204,6 +208,10 @@ HIPOBJ_API hipObjError_t hipObjBufSync(void *devPtr, size_t size,
  * lease a connection, sendRequest(token), recvReply(reply), connect to the
  * server's QP named in the reply, exchange the ready and final messages of
  * docs/protocol.md, (staged buffers) copy to the device.
+ * An attempt that fails for a fabric reason (an error completion, the
+ * server's RDMA failed, nothing from the server for HIPOBJ_STALL_TIMEOUT_MS)
+ * is retried on a new connection, at most HIPOBJ_RETRIES times within the
+ * transfer's deadline (docs/protocol.md, section 7).
  * Success means the server reported all `size` bytes written.
  * size 0 is InvalidValue.
  * Errors: NotInitialized, InvalidValue (NULL ops or callbacks, size 0,
@@ -267,6 +275,20 @@ HIPOBJ_API hipObjError_t hipObjGetRdmaToken(const void *devPtr, size_t size,
 HIPOBJ_API hipObjError_t hipObjCompleteRdmaTransfer(const char *token,
                                                     const char *reply,
                                                     size_t replyLen);
+
+/*
+ * hipObjRdmaTransferRetryable: after hipObjCompleteRdmaTransfer() failed on
+ * `token` (before hipObjPutRdmaToken), *retryable is 1 when the failure was
+ * one hipObjGet()/hipObjPut() would retry (a fabric failure before any byte
+ * was reported moved: docs/protocol.md, section 7), 0 otherwise (success,
+ * an S3 or protocol failure, the deadline). To retry, put the token, get a
+ * new one and send the S3 request again with it; counting the attempts
+ * and keeping a deadline are the application's.
+ * Errors: InvalidValue (NULL, not a live token, or not completed yet).
+ * Thread safety: MT-Safe.
+ */
+HIPOBJ_API hipObjError_t hipObjRdmaTransferRetryable(const char *token,
+                                                     int *retryable);
 
 /*
  * hipObjPutRdmaToken: release a token and, if its transfer was not completed,
@@ -448,6 +470,21 @@ typedef struct {
   uint32_t railGpuIndex;      /* this GPU's index among them, by bus id */
   int32_t railPathClass;      /* hipObjPathClass_t of the near set */
   hipObjRailInfo_t rails[HIPOBJ_INFO_MAX_RAILS];
+  /* Retries inside the library (docs/protocol.md, section 7), from offset
+   * 2392: a hipObjGet()/hipObjPut() that failed for a fabric reason is
+   * sent again on a new connection, at most HIPOBJ_RETRIES times, within
+   * its deadline. Counted per retry, by cause. */
+  uint64_t retriesFabric;     /* an error completion (the fabric's retries
+                                 exhausted, a flushed work request) */
+  uint64_t retriesServerRdma; /* final said the server's RDMA failed */
+  uint64_t retriesStalled;    /* a GET: nothing from the server for
+                                 HIPOBJ_STALL_TIMEOUT_MS */
+  uint64_t retriesKeptBroken; /* a kept connection failed before the server
+                                 had ready */
+  uint64_t keptBroken;        /* kept connections found in error before a
+                                 transfer and replaced in the same call */
+  uint32_t retries;           /* HIPOBJ_RETRIES */
+  uint32_t stallTimeoutMs;    /* HIPOBJ_STALL_TIMEOUT_MS */
   /* New fields are appended here. */
 } hipObjInfo_t;
 

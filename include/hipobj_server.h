@@ -199,6 +199,10 @@ typedef struct hipObjServerStats {
   uint64_t readyReclaimed;     /* with every transfer slot busy, transfers
                                   cancelled after waiting over 1 s for the
                                   client's ready, to serve a new request */
+  uint64_t rdmaFailed;         /* the payload's RDMA failed after ready (an
+                                  error completion: the fabric's retries
+                                  exhausted; in failed): what a client's
+                                  retries absorb (docs/protocol.md, 7) */
 } hipObjServerStats_t;
 
 /* Log levels. Values are fixed. */

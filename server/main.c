@@ -10,6 +10,7 @@
 #include "auth/credentials.h"
 #include "config.h"
 #include "http.h"
+#include "prologue.h"
 #include "rdma.h"
 #include "s3.h"
 #include "stats.h"
@@ -73,18 +74,8 @@ static int run(const struct hs_config *cfg, const sigset_t *set)
             cfg->data_dir ? " in " : "", cfg->data_dir ? cfg->data_dir : "");
     goto out;
   }
-  if (hs_rdma_open(cfg, &stats, &rdma, &why)) {
-    fprintf(stderr, PROG ": cannot use RDMA device %s: %s\n",
-            cfg->nic ? cfg->nic : "(default)", hs_buf_cstr(&why));
+  if (!hs_prologue_rdma(PROG, cfg, &stats, &rdma, "serving"))
     goto out_store;
-  }
-  if (!rdma)
-    fprintf(stderr,
-            PROG ": RDMA unavailable (%s): serving plain HTTP only; requests "
-                 "with x-amz-rdma-token get 501\n",
-            hs_buf_cstr(&why));
-  else
-    fprintf(stderr, PROG ": RDMA on %s\n", hs_rdma_nic(rdma));
   struct hs_server srv = {
       .cfg = cfg, .store = store, .stats = &stats, .rdma = rdma};
   atomic_init(&srv.next_id, ((uint64_t)time(NULL) << 24) ^ 0x5eed);
@@ -116,26 +107,14 @@ int main(int argc, char **argv)
   struct hs_config cfg;
   struct hs_buf err;
   hs_buf_init(&err, 4096);
-  switch (hs_config_parse(argc, argv, &cfg, &err)) {
-  case HS_CONFIG_HELP:
-    hs_config_usage(stdout);
-    return 0;
-  case HS_CONFIG_VERSION:
-    printf(PROG " " HIPOBJ_SERVER_VERSION "\n");
-    return 0;
-  case HS_CONFIG_ERROR:
-    fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", hs_buf_cstr(&err));
-    hs_buf_free(&err);
-    return 2;
-  case HS_CONFIG_OK:
-    break;
-  }
+  int rc = hs_prologue_config(hs_config_parse(argc, argv, &cfg, &err), PROG,
+                              HIPOBJ_SERVER_VERSION, hs_config_usage, &err);
   struct hs_credentials *users = NULL;
-  if (hs_config_load_credentials(&cfg, &users, &err)) {
-    fprintf(stderr, PROG ": --credentials %s: %s\n", cfg.credentials_file,
-            hs_buf_cstr(&err));
+  if (rc < 0 && !hs_prologue_credentials(PROG, &cfg, &users))
+    rc = 1;
+  if (rc >= 0) {
     hs_buf_free(&err);
-    return 1;
+    return rc;
   }
   /* No bucket owners here: several users share everything, which is said
    * explicitly; store identities are the gateway's. */
@@ -154,14 +133,9 @@ int main(int argc, char **argv)
     return 1;
   }
   hs_buf_free(&err);
-  /* Every thread inherits this mask; only the main thread takes signals. */
   sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, NULL);
-  signal(SIGPIPE, SIG_IGN);
-  int rc = run(&cfg, &set);
+  hs_prologue_signals(&set);
+  rc = run(&cfg, &set);
   hs_credentials_free(users);
   return rc;
 }

@@ -528,6 +528,59 @@ static enum hs_err setup_checksum(struct hs_op *op)
   return err == HS_ERR_INVALID_DIGEST ? HS_ERR_BAD_DIGEST : err;
 }
 
+/* Headers that ask for what this server does not do: 501 (true). */
+static bool refuse_unsupported(struct hs_op *op)
+{
+  const char *unsupported = hs_s3_unsupported_header(&op->req.headers);
+  if (!unsupported)
+    return false;
+  char m[256];
+  const char *v = hs_header_get(&op->req.headers, unsupported);
+  snprintf(m, sizeof m, "This server does not implement the %.80s "
+                        "header, or this value of it (%.60s).",
+           unsupported, v ? v : "");
+  hs_op_error_msg(op, HS_ERR_NOT_IMPLEMENTED, m);
+  return true;
+}
+
+/* After authentication: what the request asks for, Content-MD5, the
+ * checksum. HS_STEP_BODY: go on. */
+static enum hs_step check_request(struct hs_op *op)
+{
+  enum hs_err err;
+  if (op->kind == HS_OP_NOT_IMPLEMENTED)
+    return fail(op, HS_ERR_NOT_IMPLEMENTED);
+  if (refuse_unsupported(op))
+    return HS_STEP_RESPOND;
+  if ((err = parse_content_md5(op)))
+    return fail(op, err);
+  if ((err = setup_checksum(op))) {
+    hs_op_error_msg(op, err, err == HS_ERR_INVALID_ARGUMENT
+                                 ? "An x-amz-checksum header is malformed, "
+                                   "or there are several."
+                                 : NULL);
+    return HS_STEP_RESPOND;
+  }
+  return HS_STEP_BODY;
+}
+
+/* The operation's handler begins; HS_STEP_BODY when a body follows. */
+static enum hs_step begin_operation(struct hs_op *op)
+{
+  op->body_mode = HS_BODY_NONE;
+  op->body_limit = STRAY_BODY_MAX;
+  if (dispatch_begin(op) == HS_STEP_RESPOND || op->done)
+    return HS_STEP_RESPOND;
+  if (op->req.has_length && op->req.content_length > op->body_limit &&
+      !hs_auth_streaming(&op->auth))
+    return fail(op, HS_ERR_ENTITY_TOO_LARGE);
+  if (!body_expected(op)) {
+    hs_op_end(op);
+    return HS_STEP_RESPOND;
+  }
+  return HS_STEP_BODY;
+}
+
 enum hs_step hs_op_begin(struct hs_op *op)
 {
   const struct hs_config *cfg = op->srv->cfg;
@@ -555,41 +608,9 @@ enum hs_step hs_op_begin(struct hs_op *op)
     hs_op_error_msg(op, err, op->auth.detail[0] ? op->auth.detail : NULL);
     return HS_STEP_RESPOND;
   }
-  if (op->kind == HS_OP_NOT_IMPLEMENTED)
-    return fail(op, HS_ERR_NOT_IMPLEMENTED);
-  const char *unsupported = hs_s3_unsupported_header(&op->req.headers);
-  if (unsupported) {
-    char m[256];
-    const char *v = hs_header_get(&op->req.headers, unsupported);
-    snprintf(m, sizeof m, "This server does not implement the %.80s "
-                          "header, or this value of it (%.60s).",
-             unsupported, v ? v : "");
-    hs_op_error_msg(op, HS_ERR_NOT_IMPLEMENTED, m);
+  if (check_request(op) == HS_STEP_RESPOND || hs_s3_rdma(op))
     return HS_STEP_RESPOND;
-  }
-  if ((err = parse_content_md5(op)))
-    return fail(op, err);
-  if ((err = setup_checksum(op))) {
-    hs_op_error_msg(op, err, err == HS_ERR_INVALID_ARGUMENT
-                                 ? "An x-amz-checksum header is malformed, "
-                                   "or there are several."
-                                 : NULL);
-    return HS_STEP_RESPOND;
-  }
-  if (hs_s3_rdma(op))
-    return HS_STEP_RESPOND;
-  op->body_mode = HS_BODY_NONE;
-  op->body_limit = STRAY_BODY_MAX;
-  if (dispatch_begin(op) == HS_STEP_RESPOND || op->done)
-    return HS_STEP_RESPOND;
-  if (op->req.has_length && op->req.content_length > op->body_limit &&
-      !hs_auth_streaming(&op->auth))
-    return fail(op, HS_ERR_ENTITY_TOO_LARGE);
-  if (!body_expected(op)) {
-    hs_op_end(op);
-    return HS_STEP_RESPOND;
-  }
-  return HS_STEP_BODY;
+  return begin_operation(op);
 }
 
 /* ---- body --------------------------------------------------------------- */

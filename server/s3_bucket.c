@@ -143,6 +143,50 @@ static void delete_objects(struct hs_op *op)
   hs_delete_list_free(&l);
 }
 
+/* ---- ACLs: what the one-owner model honours ------------------------------ */
+
+/* The bucket, or the object when the request names a key. */
+static enum hs_err acl_target(struct hs_op *op)
+{
+  struct hs_obj_info info;
+  return op->key_len ? hs_store_get(op->srv->store, op->bucket, op->key,
+                                    &info, NULL)
+                     : hs_store_bucket_head(op->srv->store, op->bucket);
+}
+
+/* GetBucketAcl, GetObjectAcl: the owner (whom every credential is) has
+ * full control, nobody else any access: what this server does. */
+static void get_acl(struct hs_op *op)
+{
+  enum hs_err err = acl_target(op);
+  if (err) {
+    hs_op_error(op, err);
+    return;
+  }
+  hs_op_xml_begin(op, 200);
+  hs_buf_puts(&op->resp.body,
+              "<AccessControlPolicy xmlns=\"" S3_NS "\">" OWNER
+              "<AccessControlList><Grant><Grantee xmlns:xsi=\"http://www.w3."
+              "org/2001/XMLSchema-instance\" xsi:type=\"CanonicalUser\">"
+              "<ID>hipobj</ID><DisplayName>hipobj</DisplayName></Grantee>"
+              "<Permission>FULL_CONTROL</Permission></Grant>"
+              "</AccessControlList></AccessControlPolicy>\n");
+}
+
+/* PutBucketAcl, PutObjectAcl: a canned ACL the model honours (the others
+ * and x-amz-grant-* are refused before, hs_s3_unsupported_header); an ACL
+ * document, begin refuses. Nothing changes. */
+static void put_acl(struct hs_op *op)
+{
+  enum hs_err err = acl_target(op);
+  if (err) {
+    hs_op_error(op, err);
+    return;
+  }
+  op->resp.status = 200;
+  op->done = true;
+}
+
 static void list_uploads(struct hs_op *op)
 {
   struct hs_upload_entry *l = NULL;
@@ -182,6 +226,14 @@ static void list_uploads(struct hs_op *op)
 
 enum hs_step hs_s3_bucket_begin(struct hs_op *op)
 {
+  if (op->kind == HS_OP_PUT_ACL &&
+      (op->req.chunked || (op->req.has_length && op->req.content_length))) {
+    hs_op_error_msg(op, HS_ERR_NOT_IMPLEMENTED,
+                    "This server does not implement ACL documents: its one "
+                    "owner has full control, nobody else any access; "
+                    "x-amz-acl: private says so.");
+    return HS_STEP_RESPOND;
+  }
   return HS_STEP_BODY; /* XML bodies: the rows' HS_S3_BODY */
 }
 
@@ -221,6 +273,12 @@ void hs_s3_bucket_end(struct hs_op *op)
     break;
   case HS_OP_LIST_UPLOADS:
     list_uploads(op);
+    break;
+  case HS_OP_GET_ACL:
+    get_acl(op);
+    break;
+  case HS_OP_PUT_ACL:
+    put_acl(op);
     break;
   default:
     hs_op_error(op, HS_ERR_NOT_IMPLEMENTED);

@@ -630,9 +630,6 @@ static void put_checksums(struct hs_buf *b, const char *lines, bool type)
     const char *v = hs_attr_line(lines, hs_cksum_header(a), &vl);
     if (!v)
       continue;
-    const char *dash = memchr(v, '-', vl); /* "B64-N": the digest alone */
-    if (dash)
-      vl = (size_t)(dash - v);
     hs_buf_printf(b, "<Checksum%s>%.*s</Checksum%s>", hs_cksum_name(a),
                   (int)vl, v, hs_cksum_name(a));
     const char *t = hs_attr_line(lines, "x-amz-checksum-type", &tl);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "s3_xml.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,9 +142,15 @@ static enum hs_err delete_cond(const struct hs_xml_doc *d, int obj,
     if (!(c->etag = strndup(t, tl)))
       return HS_ERR_NOMEM;
   }
-  if (m >= 0 && (!leaf_text(d, m, &t, &tl) ||
-                 !hs_time_parse_iso8601(t, tl, &c->mtime)))
-    return HS_ERR_MALFORMED_XML;
+  if (m >= 0) { /* ISO 8601, or an IMF-fixdate as botocore sends it */
+    char http[40];
+    if (!leaf_text(d, m, &t, &tl))
+      return HS_ERR_MALFORMED_XML;
+    snprintf(http, sizeof http, "%.*s", (int)(tl < 39 ? tl : 39), t);
+    if (!hs_time_parse_iso8601(t, tl, &c->mtime) &&
+        !(tl < sizeof http && hs_time_parse_http(http, &c->mtime)))
+      return HS_ERR_MALFORMED_XML;
+  }
   c->has_mtime = m >= 0;
   if (z >= 0) {
     if (!leaf_text(d, z, &t, &tl) || tl == 0 || tl > 19)

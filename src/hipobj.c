@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -16,6 +17,7 @@
 #include "rdma/token.h"
 #include "s3/control.h"
 #include "staging.h"
+#include "stats.h"
 #include "token_arena.h"
 
 #define HO_STR2(x) #x
@@ -137,12 +139,14 @@ struct xfer {
 };
 
 /* The token names the lease's memory window (scoped) or the buffer's MR.
- * RdmaError if no window can be made. */
+ * A kept connection found in error is replaced first: the token then asks
+ * for a new one. RdmaError if no window can be made. */
 static hipObjOpError_t mint_token(const struct ho_instance *inst,
                                   struct ho_lease *l, const struct xfer *x,
                                   char out[HO_TOKEN_HEX + 1])
 {
   struct ho_token t;
+  ho_lease_check_kept(l);
   ho_conn_token(l->link->spare, &t);
   t.qpn = ho_lease_token_qpn(l);
   t.rkey = inst->config.scoped ? ho_lease_window_rkey(l) : x->b->mr->rkey;
@@ -179,8 +183,12 @@ static uint64_t transfer_budget_ns(const struct ho_instance *inst, uint64_t size
          size % HO_SLOWEST_LINK_BPS * 100u;
 }
 
+/* *why: HO_RETRY_SERVER for a final that says the server's RDMA failed
+ * (nothing reported moved: worth another try); otherwise the failure is
+ * the server's answer, not the fabric's. */
 static hipObjOpError_t check_final(const struct ho_msg *ready,
-                                   const struct ho_msg *fin, uint64_t size)
+                                   const struct ho_msg *fin, uint64_t size,
+                                   enum ho_retry_cause *why)
 {
   if (fin->type != HO_MSG_FINAL || fin->cookie != ready->cookie ||
       fin->version != ready->version || fin->op != ready->op) {
@@ -191,9 +199,24 @@ static hipObjOpError_t check_final(const struct ho_msg *ready,
     ho_warn("server reports status %u after moving %llu of %llu bytes",
             fin->status, (unsigned long long)fin->bytes,
             (unsigned long long)size);
+    if (fin->status == HO_FINAL_RDMA_ERROR)
+      *why = HO_RETRY_SERVER;
     return hipObjRdmaError;
   }
   return hipObjSuccess;
+}
+
+/* What an attempt's wait for final ended with, as a retry cause. */
+static enum ho_retry_cause wait_cause(enum ho_wait_end r, bool reused,
+                                      bool ready_acked)
+{
+  switch (r) {
+  case HO_WAIT_ERROR:
+    return reused && !ready_acked ? HO_RETRY_KEPT_BROKEN : HO_RETRY_FABRIC;
+  case HO_WAIT_STALLED: return HO_RETRY_STALLED;
+  default: return HO_RETRY_NONE; /* a timeout (the deadline is gone), a
+                                    malformed message (the server's fault) */
+  }
 }
 
 /* The one direction a transfer lets the server use: it WRITEs a GET's
@@ -208,39 +231,47 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
                                    struct ho_lease *l, struct ho_conn *c,
                                    uint64_t cookie,
                                    const struct ho_conn_offer *po,
-                                   const struct xfer *x);
+                                   const struct xfer *x, uint64_t *deadline,
+                                   enum ho_retry_cause *why);
 
 /* After a success reply: ride the connection or connect the spare (the
  * server's offer decides); without windows grant the QP the transfer's
  * direction for its duration only; send ready with the server's cookie,
- * wait for the final message and check it. */
+ * wait for the final message (until deadline, or for a GET until the
+ * server has sent nothing for the stall bound) and check it. *why: the
+ * failure's retry cause. */
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
                                  const struct ho_reply *reply,
-                                 const struct xfer *x)
+                                 const struct xfer *x, uint64_t *deadline,
+                                 enum ho_retry_cause *why)
 {
   const uint64_t cookie = reply->peer.addr;
   struct ho_conn_offer offer;
   struct ho_conn *c = NULL;
+  *why = HO_RETRY_NONE;
   if (!ho_server_token_ok(&reply->peer, inst->dev->roce) ||
       !ho_offer_decode(&reply->peer, &offer)) {
     ho_warn("malformed server token in x-amz-rdma-reply");
     return hipObjS3Error;
   }
   hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie, &c);
-  if (e != hipObjSuccess || ho_conn_post_msg_recv(c) != hipObjSuccess ||
+  if (e != hipObjSuccess)
+    return e; /* an offer it did not propose, or the connect failed */
+  *why = HO_RETRY_FABRIC; /* verbs calls on a connected QP */
+  if (ho_conn_post_msg_recv(c) != hipObjSuccess ||
       open_window(inst, l, c, x) != hipObjSuccess)
     return hipObjRdmaError;
   if (!inst->config.scoped) {
     if (ho_conn_set_access(c, direction_access(x)) != hipObjSuccess)
       return hipObjRdmaError;
-    e = exchange_rc(inst, l, c, cookie, &offer, x);
+    e = exchange_rc(inst, l, c, cookie, &offer, x, deadline, why);
     /* nothing between transfers: revoked on every path (a failed
      * connection is retired as well) */
     if (ho_conn_set_access(c, 0) != hipObjSuccess && e == hipObjSuccess)
       e = hipObjRdmaError;
     return e;
   }
-  return exchange_rc(inst, l, c, cookie, &offer, x);
+  return exchange_rc(inst, l, c, cookie, &offer, x, deadline, why);
 }
 
 /* Ready, the wait for final, and the window's end. */
@@ -248,7 +279,8 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
                                    struct ho_lease *l, struct ho_conn *c,
                                    uint64_t cookie,
                                    const struct ho_conn_offer *po,
-                                   const struct xfer *x)
+                                   const struct xfer *x, uint64_t *deadline,
+                                   enum ho_retry_cause *why)
 {
   const uint64_t size = x->size;
   const struct ho_conn_offer offer = *po;
@@ -264,15 +296,26 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
     return hipObjRdmaError;
-  uint64_t deadline = ho_now_ns() + transfer_budget_ns(inst, size);
+  if (!*deadline) /* the transfer's clock starts at its first ready */
+    *deadline = ho_now_ns() + transfer_budget_ns(inst, size);
+  /* The stall bound watches the receive PSN, which a GET's WRITEs move
+   * packet by packet; a PUT's READ requests move it once per work request
+   * (all of them at the start of a small PUT), and a READ the server
+   * retries does not move it at all: a PUT waits for its deadline. */
+  uint64_t stall = x->op == HIPOBJ_RDMA_OP_GET
+                       ? (uint64_t)inst->opts.stall_timeout_ms * 1000000u
+                       : 0;
   struct ho_msg fin;
-  e = ho_conn_wait_msg(c, &send_pending, deadline, &fin);
-  if (e == hipObjSuccess)
-    e = check_final(&ready, &fin, size);
+  enum ho_wait_end r =
+      ho_conn_wait_final(c, &send_pending, *deadline, stall, &fin);
+  *why = wait_cause(r, offer.reuse, !send_pending);
+  if (r != HO_WAIT_DONE)
+    return hipObjRdmaError;
+  e = check_final(&ready, &fin, size, why);
   /* Closed here, before the call returns; after a failure the window is
    * freed when the lease ends (ho_pool_release), after its QP is retired. */
   if (e == hipObjSuccess)
-    e = ho_lease_close_window(l, c, deadline);
+    e = ho_lease_close_window(l, c, *deadline);
   return e;
 }
 
@@ -287,17 +330,20 @@ static bool exchange_failed_midway(hipObjOpError_t e, int status)
 /* Everything between leasing a connection and returning it. */
 static hipObjOpError_t leased_exchange(struct ho_instance *inst,
                                        struct ho_lease *l, const struct xfer *x,
-                                       const hipObjOps_t *ops, void *ctx)
+                                       const hipObjOps_t *ops, void *ctx,
+                                       uint64_t *deadline,
+                                       enum ho_retry_cause *why)
 {
   char token[HO_TOKEN_HEX + 1];
   struct ho_reply reply;
   int status = 0;
+  *why = HO_RETRY_NONE;
   hipObjOpError_t e = mint_token(inst, l, x, token);
   if (e != hipObjSuccess)
     return e;
   e = ho_control_exchange(ops, ctx, token, &reply, &status);
   if (e == hipObjSuccess)
-    e = finish_rc(inst, l, &reply, x);
+    e = finish_rc(inst, l, &reply, x, deadline, why);
   l->failed = exchange_failed_midway(e, status);
   return e;
 }
@@ -310,6 +356,66 @@ static hipObjOpError_t flush_if_direct(struct ho_instance *inst,
   hipObjOpError_t e = inst->plat.gpu->flush_rdma_writes(native);
   return e == hipObjSuccess || e == hipObjNotSupported ? hipObjSuccess
                                                        : hipObjInternalError;
+}
+
+/* One attempt: lease a connection, exchange, return the lease. */
+static hipObjOpError_t attempt(struct ho_instance *inst, const struct xfer *x,
+                               const hipObjOps_t *ops, void *ctx,
+                               uint64_t *deadline, enum ho_retry_cause *why,
+                               int *native)
+{
+  struct ho_lease lease = {0};
+  *why = HO_RETRY_NONE;
+  hipObjOpError_t e = ho_pool_acquire(inst->pool, true, true, peer_hint, &lease);
+  if (e != hipObjSuccess)
+    return e;
+  e = leased_exchange(inst, &lease, x, ops, ctx, deadline, why);
+  if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
+    e = flush_if_direct(inst, x->b, native);
+  ho_pool_release(&lease);
+  return e;
+}
+
+/* Before attempt n + 1 (n from 0): wait until its slot, n + 1 parts of
+ * retries + 1 into the budget, so that the attempts are spread over the
+ * deadline and a fault shorter than it is outlived; a fast failure (a
+ * stall, an error completion) whose slot has passed goes on at once. */
+static void wait_for_slot(uint64_t start, uint64_t budget, unsigned retries,
+                          unsigned n)
+{
+  uint64_t slot = start + budget / (retries + 1u) * (n + 1u);
+  uint64_t now = ho_now_ns();
+  if (now >= slot)
+    return;
+  struct timespec ts = {(time_t)((slot - now) / 1000000000u),
+                        (long)((slot - now) % 1000000000u)};
+  while (nanosleep(&ts, &ts) != 0)
+    ;
+}
+
+/* The attempts of one transfer: a failure for a fabric reason (before the
+ * server reported any byte moved: a final with OK is the only report) is
+ * sent again through the application's callbacks on a new connection, at
+ * most HIPOBJ_RETRIES times, while the deadline has not passed. Repeating
+ * is safe: a GET writes the same bytes into the same range again, a PUT
+ * stores the same bytes again (docs/protocol.md, section 7). */
+static hipObjOpError_t attempts(struct ho_instance *inst, const struct xfer *x,
+                                const hipObjOps_t *ops, void *ctx, int *native)
+{
+  const unsigned retries = inst->opts.retries;
+  const uint64_t budget = transfer_budget_ns(inst, x->size);
+  uint64_t deadline = 0; /* set when the first attempt sends ready */
+  for (unsigned n = 0;; n++) {
+    enum ho_retry_cause why;
+    hipObjOpError_t e = attempt(inst, x, ops, ctx, &deadline, &why, native);
+    if (!deadline) /* it failed before ready: the clock starts now */
+      deadline = ho_now_ns() + budget;
+    if (e == hipObjSuccess || why == HO_RETRY_NONE || n >= retries ||
+        ho_now_ns() >= deadline)
+      return e;
+    ho_stats_retry(&inst->stats, why);
+    wait_for_slot(deadline - budget, budget, retries, n);
+  }
 }
 
 static hipObjOpError_t transfer(struct ho_instance *inst, const void *ptr,
@@ -326,15 +432,9 @@ static hipObjOpError_t transfer(struct ho_instance *inst, const void *ptr,
   if (op == HIPOBJ_RDMA_OP_PUT)
     e = ho_stage_copy(inst->plat.gpu, inst->abandoned, b, (uint64_t)offset,
                       size, HIPOBJ_SYNC_TO_HOST, tmo, native);
-  struct ho_lease lease = {0};
-  if (e == hipObjSuccess)
-    e = ho_pool_acquire(inst->pool, true, true, peer_hint, &lease);
   if (e == hipObjSuccess) {
     const struct xfer x = {b, (uint64_t)offset, size, op};
-    e = leased_exchange(inst, &lease, &x, ops, ctx);
-    if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
-      e = flush_if_direct(inst, b, native);
-    ho_pool_release(&lease);
+    e = attempts(inst, &x, ops, ctx, native);
   }
   if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
     e = ho_stage_copy(inst->plat.gpu, inst->abandoned, b, (uint64_t)offset,
@@ -386,6 +486,7 @@ struct app_xfer {
   uint64_t size;
   int op;
   enum app_state state;
+  bool retryable; /* the completion failed for a fabric reason */
 };
 
 static ho_mutex app_mu = HO_MUTEX_INIT;
@@ -491,17 +592,35 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   int status = 0, native = 0;
   e = ho_control_check_reply(reply, replyLen, &r, &status);
   const struct xfer t = {x->buf, 0, x->size, x->op};
+  enum ho_retry_cause why = HO_RETRY_NONE; /* the application retries */
+  uint64_t deadline = 0; /* from ready */
   if (e == hipObjSuccess)
-    e = finish_rc(x->inst, &x->lease, &r, &t);
+    e = finish_rc(x->inst, &x->lease, &r, &t, &deadline, &why);
   x->lease.failed = exchange_failed_midway(e, status);
   if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(x->inst, x->buf, &native);
   ho_stats_transfer(&x->inst->stats, x->op, x->size, e);
   ho_pool_release(&x->lease);
   ho_mutex_lock(&app_mu);
+  x->retryable = e != hipObjSuccess && why != HO_RETRY_NONE;
   x->state = APP_DONE;
   ho_mutex_unlock(&app_mu);
   return mk(e, native);
+}
+
+hipObjError_t hipObjRdmaTransferRetryable(const char *token, int *retryable)
+{
+  hipObjOpError_t e = hipObjInvalidValue;
+  if (!retryable)
+    return mk(e, 0);
+  ho_mutex_lock(&app_mu);
+  struct app_xfer *x = token ? app_find(token) : NULL;
+  if (x && x->state == APP_DONE) {
+    *retryable = x->retryable ? 1 : 0;
+    e = hipObjSuccess;
+  }
+  ho_mutex_unlock(&app_mu);
+  return mk(e, 0);
 }
 
 hipObjError_t hipObjPutRdmaToken(char *token)

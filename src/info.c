@@ -40,7 +40,6 @@ _Static_assert(offsetof(hipObjRailInfo_t, numaNode) == 96, "hipObjRailInfo_t");
 _Static_assert(offsetof(hipObjRailInfo_t, pathClass) == 100, "hipObjRailInfo_t");
 _Static_assert(offsetof(hipObjRailInfo_t, why) == 104, "hipObjRailInfo_t");
 _Static_assert(offsetof(hipObjRailInfo_t, rateMbps) == 108, "hipObjRailInfo_t");
-_Static_assert(sizeof(hipObjInfo_t) == 2392, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_RAILS == HO_MAX_RAILS, "a slot per rail");
 _Static_assert((int)HO_PATH_UNKNOWN == (int)hipObjPathUnknown &&
                    (int)HO_PATH_SWITCH == (int)hipObjPathSameSwitch &&
@@ -56,6 +55,14 @@ _Static_assert((int)HO_RAIL_NONE == (int)hipObjRailNone &&
                    (int)HO_RAIL_CLOSEST_BUS_ID == (int)hipObjRailClosestBusId &&
                    (int)HO_RAIL_FIRST_ACTIVE == (int)hipObjRailFirstActive,
                "hipObjRailWhy_t mirrors enum ho_rail_why");
+_Static_assert(offsetof(hipObjInfo_t, retriesFabric) == 2392, "appended");
+_Static_assert(offsetof(hipObjInfo_t, retriesServerRdma) == 2400, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retriesStalled) == 2408, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retriesKeptBroken) == 2416, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, keptBroken) == 2424, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, retries) == 2432, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, stallTimeoutMs) == 2436, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjInfo_t) == 2440, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -154,6 +161,9 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
   o->waitTimeoutMs = inst->opts.wait_timeout_ms;
   o->windowsBound = p.windows_bound;
   fill_rails(&c->rails, o);
+  o->keptBroken = p.kept_broken;
+  o->retries = inst->opts.retries;
+  o->stallTimeoutMs = inst->opts.stall_timeout_ms;
 }
 
 hipObjError_t hipObjGetInfo(hipObjInfo_t *info)

@@ -21,6 +21,7 @@
 #define MAX_RAILS_MAX 16u /* HIPOBJ_INFO_MAX_RAILS */
 #define TIMEOUT_MS_MIN 1u
 #define TIMEOUT_MS_MAX 86400000u /* 24 hours */
+#define RETRIES_MAX 10u
 
 /* The longest rejected value echoed in a warning, before escaping. */
 #define ECHO_MAX 32
@@ -142,6 +143,9 @@ static const struct opt_row rows[] = {
      TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 30000, "30000"},
     {"HIPOBJ_WAIT_TIMEOUT_MS", OPT_UNSIGNED, FIELD(wait_timeout_ms),
      TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 10000, "10000"},
+    {"HIPOBJ_RETRIES", OPT_UNSIGNED, FIELD(retries), 0, RETRIES_MAX, 3, "3"},
+    {"HIPOBJ_STALL_TIMEOUT_MS", OPT_UNSIGNED, FIELD(stall_timeout_ms), 0,
+     TIMEOUT_MS_MAX, 1000, "1000"},
     {"HIPOBJ_DMABUF", OPT_BOOL, FIELD(dmabuf), 0, 0, true, "on"},
     {"HIPOBJ_REQUIRE_GPU_DIRECT", OPT_BOOL, FIELD(require_gpu_direct), 0, 0,
      false, "off"},

@@ -22,6 +22,12 @@ struct ho_options {
   unsigned wait_timeout_ms;     /* HIPOBJ_WAIT_TIMEOUT_MS: 10000, 1..86400000:
                                    how long hipObjGet/Put wait for a free
                                    connection before hipObjBusy */
+  unsigned retries;             /* HIPOBJ_RETRIES: 3, 0..10: a transfer that
+                                   failed for a fabric reason is tried again
+                                   this many times at most */
+  unsigned stall_timeout_ms;    /* HIPOBJ_STALL_TIMEOUT_MS: 1000, 0..86400000
+                                   (0: none): a GET's attempt fails when
+                                   nothing came from the server this long */
   /* Booleans: a value starting 0, n, N, f or F, or "off" in any case, is
    * false; any other non-empty value is true; empty is unset. */
   bool dmabuf;                  /* HIPOBJ_DMABUF: on */

@@ -26,6 +26,12 @@ void ho_stats_transfer(struct ho_stats *s, int op, uint64_t size,
   add(op == HIPOBJ_RDMA_OP_GET ? &s->bytes_get : &s->bytes_put, size);
 }
 
+void ho_stats_retry(struct ho_stats *s, enum ho_retry_cause why)
+{
+  if (why >= 0 && why < HO_RETRY_CAUSES)
+    add(&s->retries[why], 1);
+}
+
 void ho_stats_read(struct ho_stats *s, hipObjInfo_t *out)
 {
   out->transfers = get(&s->transfers);
@@ -34,4 +40,8 @@ void ho_stats_read(struct ho_stats *s, hipObjInfo_t *out)
   out->bytesPut = get(&s->bytes_put);
   for (unsigned i = 0; i < HIPOBJ_INFO_MAX_ERRORS; i++)
     out->failures[i] = get(&s->failures[i]);
+  out->retriesFabric = get(&s->retries[HO_RETRY_FABRIC]);
+  out->retriesServerRdma = get(&s->retries[HO_RETRY_SERVER]);
+  out->retriesStalled = get(&s->retries[HO_RETRY_STALLED]);
+  out->retriesKeptBroken = get(&s->retries[HO_RETRY_KEPT_BROKEN]);
 }

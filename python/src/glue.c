@@ -90,7 +90,8 @@ static void fill_config(const struct hp_glue_args *a, const char *nic,
   cfg->flags = (a->rdma ? 0 : HIPOBJ_S3_NO_RDMA) |
                (a->require_rdma ? HIPOBJ_S3_REQUIRE_RDMA : 0) |
                (a->sign ? 0 : HIPOBJ_S3_ANONYMOUS) |
-               (a->use_env ? 0 : HIPOBJ_S3_NO_ENV);
+               (a->use_env ? 0 : HIPOBJ_S3_NO_ENV) |
+               HIPOBJ_S3_FIRST_ACTIVE_NIC; /* as the hipobj command */
   cfg->gpuDevice = a->gpu;
   cfg->nicHint = nic;
   cfg->deviceOps = ops;
@@ -100,36 +101,15 @@ static void fill_config(const struct hp_glue_args *a, const char *nic,
   }
 }
 
-/* As the hipobj command: without a GPU and without a NIC named anywhere,
- * the first active RDMA device. */
-static bool auto_nic(const struct hp_glue_args *a, hipObjOpError_t e,
-                     char *nic, size_t cap)
-{
-  const char *env = a->use_env ? getenv("HIPOBJ_NIC") : NULL;
-  return e == hipObjNicNotFound && !a->nic && !(env && env[0]) && a->rdma &&
-         hp_first_active_nic(nic, cap);
-}
-
 static hipObjS3Client_t *create(const struct hp_glue_args *a)
 {
   hipObjS3Config_t cfg;
   hipObjS3Result_t r;
   hipObjS3DeviceOps_t ops;
   hipObjS3Client_t *c = NULL;
-  char nic[256];
   hp_gpu_device_ops(&ops);
   fill_config(a, a->nic, &ops, &cfg);
   hipObjS3Status_t st = hipObjS3ClientCreate(&cfg, &c, &r);
-  hipObjOpError_t e = r.rdmaError;
-  if (st == hipObjS3Ok)
-    hipObjS3ClientRdma(c, NULL, 0, &e);
-  bool rdma = st == hipObjS3Ok && hipObjS3ClientRdma(c, NULL, 0, NULL);
-  if (!rdma && auto_nic(a, e, nic, sizeof nic)) {
-    hipObjS3ClientDestroy(c);
-    c = NULL;
-    fill_config(a, nic, &ops, &cfg);
-    st = hipObjS3ClientCreate(&cfg, &c, &r);
-  }
   if (st != hipObjS3Ok)
     hp_raise(&r);
   return c;

@@ -3,8 +3,7 @@
  * (hipObjS3DeviceOps_t), through the CUDA driver API (libcuda.so.1) or HIP
  * (libamdhip64), loaded with dlopen on the first device copy, never linked.
  * The library has its own loaders; this is the application's side, as the
- * hipobj command has one, on the same sonames (src/platform/sonames.h). Also: the first active RDMA device in sysfs. */
-#include <dirent.h>
+ * hipobj command has one, on the same sonames (src/platform/sonames.h). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -118,47 +117,4 @@ void hp_gpu_device_ops(hipObjS3DeviceOps_t *ops)
   memset(ops, 0, sizeof *ops);
   ops->copyToDevice = to_device;
   ops->copyToHost = to_host;
-}
-
-/* ---- sysfs -------------------------------------------------------------- */
-
-static bool port_active(const char *dev, const char *port)
-{
-  char path[640], state[64] = "";
-  snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports/%s/state", dev,
-           port);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return false;
-  bool ok = fgets(state, sizeof state, f) && strstr(state, "ACTIVE");
-  fclose(f);
-  return ok;
-}
-
-static bool any_port_active(const char *dev)
-{
-  char path[320];
-  snprintf(path, sizeof path, "/sys/class/infiniband/%s/ports", dev);
-  DIR *d = opendir(path);
-  bool found = false;
-  for (struct dirent *p; d && !found && (p = readdir(d));)
-    found = p->d_name[0] != '.' && port_active(dev, p->d_name);
-  if (d)
-    closedir(d);
-  return found;
-}
-
-bool hp_first_active_nic(char *out, size_t cap)
-{
-  DIR *d = opendir("/sys/class/infiniband");
-  char best[256] = "";
-  for (struct dirent *e; d && (e = readdir(d));)
-    if (e->d_name[0] != '.' && any_port_active(e->d_name) &&
-        (!best[0] || strcmp(e->d_name, best) < 0))
-      snprintf(best, sizeof best, "%s", e->d_name);
-  if (d)
-    closedir(d);
-  if (best[0])
-    snprintf(out, cap, "%s", best);
-  return best[0] != '\0';
 }

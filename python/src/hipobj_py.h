@@ -76,8 +76,6 @@ Py_ssize_t hp_cache_count(PyObject *cache);
 /* hipObjS3DeviceOps_t over the CUDA driver API or HIP, loaded on first use
  * with dlopen. Copies use unified addressing, so any device's memory. */
 void hp_gpu_device_ops(hipObjS3DeviceOps_t *ops);
-/* The first active RDMA device in sysfs, for a host without a GPU. */
-bool hp_first_active_nic(char *out, size_t cap);
 
 /* ---- glue clients (glue.c) ---------------------------------------------- */
 

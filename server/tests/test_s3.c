@@ -180,7 +180,12 @@ static void routing(void **state)
       {"GET", "location", true, false, false, HS_OP_GET_LOCATION},
       {"GET", "versioning", true, false, false, HS_OP_GET_VERSIONING},
       {"GET", "uploads", true, false, false, HS_OP_LIST_UPLOADS},
-      {"GET", "acl", true, false, false, HS_OP_NOT_IMPLEMENTED},
+      {"GET", "acl", true, false, false, HS_OP_GET_ACL},
+      {"PUT", "acl", true, false, false, HS_OP_PUT_ACL},
+      {"PUT", "acl", true, true, false, HS_OP_PUT_ACL},
+      {"DELETE", "acl", true, true, false, HS_OP_METHOD_NOT_ALLOWED},
+      {"GET", "acl&policy", true, false, false, HS_OP_NOT_IMPLEMENTED},
+      {"GET", "policy", true, false, false, HS_OP_NOT_IMPLEMENTED},
       {"GET", "policy", true, false, false, HS_OP_NOT_IMPLEMENTED},
       {"PUT", "cors", true, false, false, HS_OP_NOT_IMPLEMENTED},
       {"POST", "delete", true, false, false, HS_OP_DELETE_OBJECTS},
@@ -339,8 +344,34 @@ static void objects_and_errors(void **state)
          412, "PreconditionFailed");
   expect(e, &(struct call){.method = "DELETE", .target = "/bkt"}, 409,
          "BucketNotEmpty");
-  expect(e, &(struct call){.method = "GET", .target = "/bkt?acl"}, 501,
+  expect(e, &(struct call){.method = "GET", .target = "/bkt?policy"}, 501,
          "NotImplemented");
+  /* ACLs: the one owner's full control, read; canned private, accepted;
+   * an ACL document or another canned ACL, refused */
+  struct hs_op *acl = run(e, &(struct call){.method = "GET",
+                                            .target = "/bkt?acl"});
+  assert_int_equal(hs_op_response(acl)->status, 200);
+  assert_non_null(strstr(hs_buf_cstr(&hs_op_response(acl)->body),
+                         "<Permission>FULL_CONTROL</Permission>"));
+  hs_op_free(acl);
+  expect(e, &(struct call){.method = "GET", .target = "/bkt/none?acl"}, 404,
+         "NoSuchKey");
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/bkt?acl",
+                        .h = {{"x-amz-acl", "private"}}},
+         200, NULL);
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/bkt?acl",
+                        .h = {{"x-amz-acl", "public-read"}}},
+         501, "NotImplemented");
+  expect(e,
+         &(struct call){.method = "PUT",
+                        .target = "/bkt?acl",
+                        .body = "<AccessControlPolicy/>",
+                        .blen = 22},
+         501, "NotImplemented");
   expect(e, &(struct call){.method = "PATCH", .target = "/bkt/x"}, 405,
          "MethodNotAllowed");
   expect(e, &(struct call){.method = "GET", .target = "/_hipobj/nothing"}, 404,

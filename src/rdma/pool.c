@@ -35,6 +35,7 @@ enum retire_cause {
   CAUSE_EVICTED,
   CAUSE_REPLACED,
   CAUSE_ONE_SHOT,
+  CAUSE_BROKEN, /* a kept connection found in error before a transfer */
   CAUSE_SPARE /* a spare that a failed transfer named: not a connection */
 };
 
@@ -43,7 +44,7 @@ static void count_retired(struct ho_pool *p, enum retire_cause why)
 {
   uint64_t *c[] = {&p->stats.retired_failure, &p->stats.retired_idle,
                    &p->stats.retired_evicted, &p->stats.retired_replaced,
-                   &p->stats.retired_one_shot};
+                   &p->stats.retired_one_shot, &p->stats.kept_broken};
   if (why < CAUSE_SPARE)
     (*c[why])++;
 }
@@ -237,6 +238,19 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
   if (!l->qp)
     l->peer = peer;
   return hipObjSuccess;
+}
+
+bool ho_lease_check_kept(struct ho_lease *l)
+{
+  struct ho_link *k = l->link;
+  if (!k->qp || !k->persistent || ho_conn_usable(k->qp))
+    return true;
+  ho_warn("QP 0x%x: a kept connection is in error before its next transfer: "
+          "replaced by a new one", k->qp->qp->qp_num);
+  retire(l->pool, k->qp, CAUSE_BROKEN);
+  k->qp = NULL;
+  k->id = 0;
+  return false;
 }
 
 uint32_t ho_lease_token_qpn(const struct ho_lease *l)

@@ -56,6 +56,8 @@ struct ho_pool_stats {
   uint64_t retired_replaced;   /* the server did not recognise it (restart,
                                   eviction, another server) */
   uint64_t retired_one_shot;   /* a version-1 server's connection */
+  uint64_t kept_broken;        /* a kept connection found in error before a
+                                  transfer (ho_lease_check_kept) */
   uint64_t qp_transitions;     /* the device's QP state changes */
   uint64_t windows_bound;      /* memory windows bound for transfers */
   unsigned live, idle, retired_waiting;
@@ -80,6 +82,12 @@ void ho_pool_destroy(struct ho_pool *p);
  * tokens) do not. */
 hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
                                 uint64_t peer, struct ho_lease *out);
+
+/* Before a token proposes the lease's kept connection: if its QP is no
+ * longer RTS (rxe moves a responder to error on a stray request, with no
+ * completion to tell), retire it so the token asks for a new connection.
+ * False when it did. */
+bool ho_lease_check_kept(struct ho_lease *l);
 
 /* The QP number (with the reuse tag in its top byte) for the lease's token. */
 uint32_t ho_lease_token_qpn(const struct ho_lease *l);

@@ -420,68 +420,163 @@ static const char *wr_name(uint64_t wr_id)
   }
 }
 
-static hipObjOpError_t take_completion(struct ho_conn *c, const struct ibv_wc *wc,
-                                       bool *send_pending, bool *got,
-                                       struct ho_msg *m)
+void ho_conn_report_wc(struct ho_conn *c, const struct ibv_wc *wc)
 {
+  ho_warn("QP 0x%x: %s completion failed: %s (status %d, vendor error 0x%x)",
+          c->qp->qp_num, wr_name(wc->wr_id), wc_status_name(wc->status),
+          (int)wc->status, wc->vendor_err);
+  c->state = HO_CONN_BROKEN;
+}
+
+enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
+                              const atomic_bool *cancel, unsigned max_sleep_us,
+                              ho_take_fn take, void *arg)
+{
+  unsigned round = 0;
+  for (;;) {
+    struct ibv_wc wc;
+    int n = ho_conn_poll(c, &wc, 1);
+    if (n < 0) {
+      c->state = HO_CONN_BROKEN;
+      return HO_WAIT_ERROR;
+    }
+    if (n == 1) {
+      enum ho_take t = take(c, &wc, arg);
+      if (t == HO_TAKE_DONE)
+        return HO_WAIT_DONE;
+      if (t == HO_TAKE_ERROR)
+        return HO_WAIT_ERROR;
+      continue;
+    }
+    if (cancel && atomic_load(cancel))
+      return HO_WAIT_CANCELLED;
+    if (ho_now_ns() >= deadline_ns)
+      return HO_WAIT_TIMEOUT;
+    ho_backoff(&round, max_sleep_us);
+  }
+}
+
+bool ho_conn_usable(struct ho_conn *c)
+{
+  struct ibv_qp_attr a;
+  struct ibv_qp_init_attr ia;
+  if (c->state != HO_CONN_RTS)
+    return false;
+  memset(&a, 0, sizeof a);
+  if (c->dev->v->query_qp(c->qp, &a, IBV_QP_STATE, &ia) != 0)
+    return true; /* cannot tell: the transfer will find out */
+  if (a.qp_state == IBV_QPS_RTS)
+    return true;
+  c->state = HO_CONN_BROKEN;
+  return false;
+}
+
+/* ho_conn_wait_msg's take: our send's completion, then the message. */
+struct msg_wait {
+  bool *send_pending;
+  bool got;
+  bool malformed;
+  struct ho_msg *m;
+};
+
+static enum ho_take take_msg(struct ho_conn *c, const struct ibv_wc *wc,
+                             void *arg)
+{
+  struct msg_wait *w = arg;
   if (wc->status != IBV_WC_SUCCESS) {
-    ho_warn("QP 0x%x: %s completion failed: %s (status %d, vendor error 0x%x)",
-            c->qp->qp_num, wr_name(wc->wr_id),
-            wc_status_name(wc->status), (int)wc->status, wc->vendor_err);
-    c->state = HO_CONN_BROKEN;
-    return hipObjRdmaError;
+    ho_conn_report_wc(c, wc);
+    return HO_TAKE_ERROR;
   }
-  if (wc->wr_id == HO_WRID_MSG_SEND) {
-    *send_pending = false;
-    return hipObjSuccess;
-  }
-  if (wc->wr_id == HO_WRID_MW_BIND)
-    return hipObjSuccess; /* unsignalled: only errors are reported */
-  if (wc->wr_id != HO_WRID_MSG_RECV || !ho_msg_decode(c->msg, wc->byte_len, m)) {
+  if (wc->wr_id == HO_WRID_MSG_SEND)
+    *w->send_pending = false;
+  else if (wc->wr_id == HO_WRID_MW_BIND)
+    ; /* unsignalled: only errors are reported */
+  else if (wc->wr_id != HO_WRID_MSG_RECV ||
+           !ho_msg_decode(c->msg, wc->byte_len, w->m)) {
     ho_warn("QP 0x%x: malformed protocol message (%u bytes)", c->qp->qp_num,
             wc->byte_len);
     c->state = HO_CONN_BROKEN;
-    return hipObjRdmaError;
+    w->malformed = true;
+    return HO_TAKE_ERROR;
+  } else {
+    w->got = true;
   }
-  *got = true;
-  return hipObjSuccess;
+  return w->got && !*w->send_pending ? HO_TAKE_DONE : HO_TAKE_MORE;
 }
 
-int ho_conn_poll_msg(struct ho_conn *c, bool *send_pending, bool *got,
-                     struct ho_msg *m)
+enum ho_wait_end ho_conn_wait_msg_ex(struct ho_conn *c, bool *send_pending,
+                                     uint64_t deadline_ns,
+                                     const atomic_bool *cancel,
+                                     struct ho_msg *m)
 {
-  struct ibv_wc wc[4];
-  int n = ho_conn_poll(c, wc, 4);
-  if (n < 0) {
-    c->state = HO_CONN_BROKEN;
-    return -1;
+  struct msg_wait w = {send_pending, false, false, m};
+  return ho_conn_wait(c, deadline_ns, cancel, 1000, take_msg, &w);
+}
+
+/* The expected receive PSN: it moves with every new request packet the
+ * peer gets through to us. *ok false when the provider cannot say. */
+static uint32_t rq_psn(struct ho_conn *c, bool *ok)
+{
+  struct ibv_qp_attr a;
+  struct ibv_qp_init_attr ia;
+  memset(&a, 0, sizeof a);
+  *ok = c->dev->v->query_qp(c->qp, &a, IBV_QP_RQ_PSN | IBV_QP_STATE, &ia) == 0;
+  return a.rq_psn;
+}
+
+static void report_timeout(struct ho_conn *c, bool got)
+{
+  ho_warn("QP 0x%x: no %s from the peer before the transfer timeout",
+          c->qp->qp_num, got ? "send completion" : "protocol message");
+  c->state = HO_CONN_BROKEN;
+}
+
+#define STALL_SLICES 8 /* looks at the PSN this often per stall bound */
+
+enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
+                                    uint64_t deadline_ns, uint64_t stall_ns,
+                                    struct ho_msg *m)
+{
+  struct msg_wait w = {send_pending, false, false, m};
+  bool ok = false;
+  uint32_t psn = stall_ns ? rq_psn(c, &ok) : 0;
+  uint64_t moved_at = ho_now_ns();
+  for (;;) {
+    uint64_t until = deadline_ns;
+    if (stall_ns && ho_now_ns() + stall_ns / STALL_SLICES < until)
+      until = ho_now_ns() + stall_ns / STALL_SLICES;
+    enum ho_wait_end r = ho_conn_wait(c, until, NULL, 1000, take_msg, &w);
+    if (r == HO_WAIT_ERROR && w.malformed)
+      return HO_WAIT_MALFORMED;
+    if (r != HO_WAIT_TIMEOUT)
+      return r;
+    uint64_t now = ho_now_ns();
+    if (now >= deadline_ns) {
+      report_timeout(c, w.got);
+      return HO_WAIT_TIMEOUT;
+    }
+    uint32_t p = rq_psn(c, &ok);
+    if (!ok || p != psn) {
+      psn = p;
+      moved_at = now;
+    } else if (now - moved_at >= stall_ns) {
+      ho_warn("QP 0x%x: nothing from the server for %llu ms: it gave the "
+              "transfer up", c->qp->qp_num,
+              (unsigned long long)(stall_ns / 1000000u));
+      c->state = HO_CONN_BROKEN;
+      return HO_WAIT_STALLED;
+    }
   }
-  for (int i = 0; i < n; i++)
-    if (take_completion(c, &wc[i], send_pending, got, m) != hipObjSuccess)
-      return -1;
-  return n;
 }
 
 hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
                                  uint64_t deadline_ns, struct ho_msg *m)
 {
-  bool got = false;
-  unsigned round = 0;
-  while (!got || *send_pending) {
-    int n = ho_conn_poll_msg(c, send_pending, &got, m);
-    if (n < 0)
-      return hipObjRdmaError;
-    if (n > 0)
-      continue;
-    if (ho_now_ns() >= deadline_ns) {
-      ho_warn("QP 0x%x: no %s from the peer before the transfer timeout",
-              c->qp->qp_num, got ? "send completion" : "protocol message");
-      c->state = HO_CONN_BROKEN;
-      return hipObjRdmaError;
-    }
-    ho_backoff(&round, 1000);
-  }
-  return hipObjSuccess;
+  struct msg_wait w = {send_pending, false, false, m};
+  enum ho_wait_end r = ho_conn_wait(c, deadline_ns, NULL, 1000, take_msg, &w);
+  if (r == HO_WAIT_TIMEOUT)
+    report_timeout(c, w.got);
+  return r == HO_WAIT_DONE ? hipObjSuccess : hipObjRdmaError;
 }
 
 hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
@@ -500,6 +595,17 @@ hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
                                                       : hipObjRdmaError;
 }
 
+static enum ho_take take_invalidation(struct ho_conn *c,
+                                      const struct ibv_wc *wc, void *arg)
+{
+  (void)arg;
+  if (wc->status != IBV_WC_SUCCESS) {
+    ho_conn_report_wc(c, wc);
+    return HO_TAKE_ERROR;
+  }
+  return wc->wr_id == HO_WRID_MW_INV ? HO_TAKE_DONE : HO_TAKE_MORE;
+}
+
 hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,
                                    uint64_t deadline_ns)
 {
@@ -508,23 +614,14 @@ hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,
                            .send_flags = IBV_SEND_SIGNALED,
                            .invalidate_rkey = rkey};
   struct ibv_send_wr *bad = NULL;
-  unsigned round = 0;
   if (c->dev->v->post_send(c->qp, &wr, &bad) != 0)
     return hipObjRdmaError;
-  for (;;) {
-    struct ibv_wc wc;
-    int n = ho_conn_poll(c, &wc, 1);
-    if (n == 1 && wc.wr_id == HO_WRID_MW_INV && wc.status == IBV_WC_SUCCESS)
-      return hipObjSuccess;
-    if (n < 0 || (n == 1 && wc.status != IBV_WC_SUCCESS) ||
-        (n == 0 && ho_now_ns() >= deadline_ns)) {
-      ho_warn("QP 0x%x: cannot invalidate a memory window", c->qp->qp_num);
-      c->state = HO_CONN_BROKEN;
-      return hipObjRdmaError;
-    }
-    if (n == 0)
-      ho_backoff(&round, 1000);
-  }
+  if (ho_conn_wait(c, deadline_ns, NULL, 1000, take_invalidation, NULL) ==
+      HO_WAIT_DONE)
+    return hipObjSuccess;
+  ho_warn("QP 0x%x: cannot invalidate a memory window", c->qp->qp_num);
+  c->state = HO_CONN_BROKEN;
+  return hipObjRdmaError;
 }
 
 void ho_conn_token(const struct ho_conn *c, struct ho_token *t)

@@ -120,6 +120,48 @@ hipObjOpError_t ho_conn_send_msg(struct ho_conn *c, const struct ho_msg *m);
 /* Poll up to n completions, without waiting. Returns the count, or -1. */
 int ho_conn_poll(struct ho_conn *c, struct ibv_wc *wc, int n);
 
+/* ---- the one wait: completions and messages ----------------------------
+ * Every wait on a connection's CQ goes through ho_conn_wait(): the client's
+ * wait for final and for an invalidation, the engine's waits for a
+ * completion and for ready. It polls one completion at a time and hands
+ * each to `take`; between empty polls it backs off (ho_backoff: spin,
+ * yield, then sleep at most max_sleep_us); it ends when `take` says done
+ * or fails, when the deadline (ho_now_ns clock) passes, or when *cancel
+ * (may be NULL) is set. The caller reports a timeout in its own words. */
+enum ho_take { HO_TAKE_MORE, HO_TAKE_DONE, HO_TAKE_ERROR };
+enum ho_wait_end {
+  HO_WAIT_DONE,
+  HO_WAIT_ERROR,     /* an error completion (reported), or polling failed */
+  HO_WAIT_TIMEOUT,
+  HO_WAIT_CANCELLED,
+  HO_WAIT_MALFORMED, /* ho_conn_wait_final: a malformed message */
+  HO_WAIT_STALLED    /* ho_conn_wait_final: nothing from the peer */
+};
+typedef enum ho_take (*ho_take_fn)(struct ho_conn *c, const struct ibv_wc *wc,
+                                   void *arg);
+enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
+                              const atomic_bool *cancel, unsigned max_sleep_us,
+                              ho_take_fn take, void *arg);
+
+/* Report a failed completion once (work request, status and vendor error)
+ * and mark the connection broken. */
+void ho_conn_report_wc(struct ho_conn *c, const struct ibv_wc *wc);
+
+/* Whether the connected QP is still usable (ibv_query_qp says RTS). A kept
+ * connection can be moved to error between transfers without any
+ * completion to tell (docs/performance.md, "Faults: root causes"). */
+bool ho_conn_usable(struct ho_conn *c);
+
+/* The client's wait for final (ho_conn_wait_msg's sequence) with a stall
+ * bound: HO_WAIT_STALLED when the QP's receive PSN (ibv_query_qp) has not
+ * moved for stall_ns while nothing arrived: the peer has sent nothing for
+ * that long, so a server whose RDMA failed is known without waiting for
+ * deadline_ns (docs/protocol.md, section 7). stall_ns 0: no bound. A
+ * timeout is reported once, as by ho_conn_wait_msg(). */
+enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
+                                    uint64_t deadline_ns, uint64_t stall_ns,
+                                    struct ho_msg *m);
+
 /* Wait until the peer's message arrives in the receive slot and our own
  * send (if one is outstanding: *send_pending) completed, or the deadline
  * (ho_now_ns() clock) passes. Error completions are reported on stderr once
@@ -127,12 +169,12 @@ int ho_conn_poll(struct ho_conn *c, struct ibv_wc *wc, int n);
 hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
                                  uint64_t deadline_ns, struct ho_msg *m);
 
-/* One non-blocking round of ho_conn_wait_msg(): takes what the CQ holds.
- * Returns the completions taken (*got: the message arrived, *send_pending
- * cleared by our send's), 0 for none, -1 on an error completion (reported
- * once on stderr) or a malformed message. */
-int ho_conn_poll_msg(struct ho_conn *c, bool *send_pending, bool *got,
-                     struct ho_msg *m);
+/* The same with a cancel flag and the engine's sleep cap: the server's
+ * wait for ready. HO_WAIT_DONE with *m a ready or a final. */
+enum ho_wait_end ho_conn_wait_msg_ex(struct ho_conn *c, bool *send_pending,
+                                     uint64_t deadline_ns,
+                                     const atomic_bool *cancel,
+                                     struct ho_msg *m);
 /* ---- memory windows (docs/protocol.md, section 2) ----------------------
  * A type-2 window is bound on the connected QP that the server will use,
  * over exactly the transfer's range, before ready is sent: the bind is a

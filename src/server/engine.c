@@ -493,26 +493,25 @@ static uint64_t new_conn_id(void)
 
 /* ---- the transfer, on the worker's thread ------------------------------- */
 
+/* wait_completion's take: any completion; a failed one is reported. */
+static enum ho_take take_one(struct ho_conn *c, const struct ibv_wc *wc,
+                             void *arg)
+{
+  *(struct ibv_wc *)arg = *wc;
+  if (wc->status == IBV_WC_SUCCESS)
+    return HO_TAKE_DONE;
+  ho_warn("engine: QP 0x%x: completion error status %d (vendor 0x%x)",
+          c->qp->qp_num, (int)wc->status, wc->vendor_err);
+  return HO_TAKE_ERROR;
+}
+
 static hipObjOpError_t wait_completion(struct worker *w, struct ibv_wc *wc)
 {
-  struct ho_conn *c = w->sc->conn;
   uint64_t deadline = ho_now_ns() + (uint64_t)w->e->cfg.rdma_timeout_ms * MS;
-  unsigned round = 0;
-  for (;;) {
-    int n = ho_conn_poll(c, wc, 1);
-    if (n < 0)
-      return hipObjRdmaError;
-    if (n == 1) {
-      if (wc->status == IBV_WC_SUCCESS)
-        return hipObjSuccess;
-      ho_warn("engine: QP 0x%x: completion error status %d (vendor 0x%x)",
-              c->qp->qp_num, (int)wc->status, wc->vendor_err);
-      return hipObjRdmaError;
-    }
-    if (ho_now_ns() >= deadline)
-      return hipObjRdmaError;
-    ho_backoff(&round, 200);
-  }
+  return ho_conn_wait(w->sc->conn, deadline, NULL, 200, take_one, wc) ==
+                 HO_WAIT_DONE
+             ? hipObjSuccess
+             : hipObjRdmaError;
 }
 
 static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
@@ -563,25 +562,14 @@ static void note_reads_in_flight(struct worker *w, unsigned n)
 static bool await_ready(struct worker *w)
 {
   struct ho_engine *e = w->e;
-  bool no_send = false, got = false;
-  unsigned round = 0;
+  bool no_send = false;
   uint64_t deadline = ho_now_ns() + (uint64_t)e->cfg.ready_timeout_ms * MS;
-  while (!got) {
-    int n = ho_conn_poll_msg(w->sc->conn, &no_send, &got, &w->ready);
-    if (n < 0)
-      return false;
-    if (n > 0)
-      continue;
-    if (atomic_load(&w->cancel))
-      return false;
-    if (ho_now_ns() >= deadline) {
-      ho_warn("engine: QP 0x%x: no ready message before the ready timeout",
-              w->sc->conn->qp->qp_num);
-      return false;
-    }
-    ho_backoff(&round, 1000);
-  }
-  return w->ready.type == HO_MSG_READY;
+  enum ho_wait_end r = ho_conn_wait_msg_ex(w->sc->conn, &no_send, deadline,
+                                           &w->cancel, &w->ready);
+  if (r == HO_WAIT_TIMEOUT)
+    ho_warn("engine: QP 0x%x: no ready message before the ready timeout",
+            w->sc->conn->qp->qp_num);
+  return r == HO_WAIT_DONE && w->ready.type == HO_MSG_READY;
 }
 
 /* Key the connection by the spare the client announced, as soon as ready
@@ -727,6 +715,8 @@ static void account(struct worker *w, int status, bool timed_out,
     e->stats.timed_out++;
   if (status == HO_FINAL_BAD_COOKIE)
     e->stats.bad_cookie++;
+  if (status == HO_FINAL_RDMA_ERROR && !timed_out)
+    e->stats.rdma_failed++;
   ho_mutex_unlock(&e->mu);
 }
 

@@ -70,6 +70,8 @@ struct ho_engine_stats {
                             failed too, and the connection retired */
   uint64_t ready_reclaimed; /* transfers cancelled after ready_grace_ms
                                without ready, to serve a new request */
+  uint64_t rdma_failed; /* the payload's RDMA failed after ready (in
+                           failed) */
   uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT),
                                          counted before final is sent */
   unsigned max_reads_in_flight;

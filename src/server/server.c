@@ -18,7 +18,8 @@ _Static_assert(sizeof(hipObjServerRequest_t) == HO_SERVER_REQUEST_V0,
                "hipObjServerRequest_t: fields are only appended");
 _Static_assert(offsetof(hipObjServerRequest_t, doneArg) == 88, "ABI");
 _Static_assert(offsetof(hipObjServerReply_t, bytesTransferred) == 104, "ABI");
-_Static_assert(sizeof(hipObjServerStats_t) == 192, "ABI");
+_Static_assert(offsetof(hipObjServerStats_t, rdmaFailed) == 192, "appended");
+_Static_assert(sizeof(hipObjServerStats_t) == 200, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, readyReclaimed) == 184, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, qpTransitions) == 160, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, maxReadsInFlight) == 180, "ABI");
@@ -460,6 +461,7 @@ static void add_engine_stats(hipObjServerStats_t *o,
   o->retiredOneShot += e->retired_one_shot;
   o->qpTransitions += e->qp_transitions;
   o->readyReclaimed += e->ready_reclaimed;
+  o->rdmaFailed += e->rdma_failed;
   o->connLive += e->conn_live;
   o->connIdle += e->conn_idle;
   if (e->max_reads_in_flight > o->maxReadsInFlight)

@@ -60,6 +60,9 @@ static void *serve(void *arg)
     return NULL;
   uint8_t op = h->put ? HO_WIRE_PUT : HO_WIRE_GET;
   uint64_t len = c->len;
+  /* the library retries a refused attempt: the first refusal is the one
+   * the tests look at (a later attempt may meet a retired QP instead) */
+  const enum ibv_wc_status first = h->attack_status;
   switch (h->attack) {
   case A_NONE:
     if (h->put) {
@@ -100,6 +103,8 @@ static void *serve(void *arg)
                             h->old.len);
     break;
   }
+  if (first != IBV_WC_SUCCESS)
+    h->attack_status = first;
   if (!h->op_in_final_honest)
     op = h->put ? HO_WIRE_PUT : HO_WIRE_GET; /* the lie a hostile server
                                                  tells */
@@ -117,9 +122,12 @@ static void *serve(void *arg)
   return NULL;
 }
 
+static void end_attempt(struct hostile *h);
+
 static int hostile_send(void *ctx, const char *token, size_t len)
 {
   struct hostile *h = ctx;
+  end_attempt(h); /* the library retries a failed attempt: a new request */
   if (!ho_token_decode(token, len, &h->client))
     return -1;
   struct ho_conn_attr attr = {16, 16, 0};
@@ -158,8 +166,8 @@ static int hostile_recv(void *ctx, char *reply, size_t *len)
 
 const hipObjOps_t hostile_ops = {hostile_send, hostile_recv};
 
-/* Ends one request: the thread, the server's QP. */
-static void hostile_end(struct hostile *h)
+/* Ends one attempt: the thread, the server's QP. */
+static void end_attempt(struct hostile *h)
 {
   if (h->running)
     pthread_join(h->th, NULL);
@@ -169,6 +177,12 @@ static void hostile_end(struct hostile *h)
     ho_conn_destroy(h->conn);
     h->conn = NULL;
   }
+}
+
+/* Ends one request (all its attempts). */
+static void hostile_end(struct hostile *h)
+{
+  end_attempt(h);
   h->old = h->client;
   h->have_old = true;
 }

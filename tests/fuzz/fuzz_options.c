@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The options parser on arbitrary values: the input is split at NUL bytes
- * into up to thirteen values, given in turn to HIPOBJ_MAX_TRANSFERS,
+ * into up to fifteen values, given in turn to HIPOBJ_MAX_TRANSFERS,
  * HIPOBJ_STAGE_TIMEOUT_MS, HIPOBJ_TRANSFER_TIMEOUT_MS, HIPOBJ_DMABUF,
  * HIPOBJ_REQUIRE_GPU_DIRECT, HIPOBJ_RDMA_DEBUG, HIPOBJ_GPU_RUNTIME,
  * HIPOBJ_MAX_CONNECTIONS, HIPOBJ_IDLE_TIMEOUT_MS, HIPOBJ_WAIT_TIMEOUT_MS,
- * HIPOBJ_SCOPED_TOKENS, HIPOBJ_REQUIRE_SCOPED_TOKENS and HIPOBJ_MAX_RAILS.
+ * HIPOBJ_SCOPED_TOKENS, HIPOBJ_REQUIRE_SCOPED_TOKENS, HIPOBJ_MAX_RAILS,
+ * HIPOBJ_RETRIES and HIPOBJ_STALL_TIMEOUT_MS.
  * Whatever they hold, every field must stay in its documented range. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 
 #include "options.h"
 
-#define NVARS 13
+#define NVARS 15
 
 static const char *const names[NVARS] = {
     "HIPOBJ_MAX_TRANSFERS",      "HIPOBJ_STAGE_TIMEOUT_MS",
@@ -21,7 +22,8 @@ static const char *const names[NVARS] = {
     "HIPOBJ_GPU_RUNTIME",        "HIPOBJ_MAX_CONNECTIONS",
     "HIPOBJ_IDLE_TIMEOUT_MS",    "HIPOBJ_WAIT_TIMEOUT_MS",
     "HIPOBJ_SCOPED_TOKENS",      "HIPOBJ_REQUIRE_SCOPED_TOKENS",
-    "HIPOBJ_MAX_RAILS",
+    "HIPOBJ_MAX_RAILS",          "HIPOBJ_RETRIES",
+    "HIPOBJ_STALL_TIMEOUT_MS",
 };
 
 struct values {
@@ -48,6 +50,8 @@ static void check(const struct ho_options *o)
   if (o->max_connections > 4096)
     abort();
   if (o->max_rails > 16)
+    abort();
+  if (o->retries > 10 || o->stall_timeout_ms > 86400000u)
     abort();
   if (o->idle_timeout_ms < 1 || o->idle_timeout_ms > 86400000u)
     abort();

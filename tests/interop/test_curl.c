@@ -302,7 +302,7 @@ static void status_lines(CURL *c, const struct server *s)
       {"GET", "/lines/%zz", NULL, "HTTP/1.1 400 Bad Request"},
       {"DELETE", "/lines/missing", NULL, "HTTP/1.1 204 No Content"},
       {"PATCH", "/lines/x", NULL, "HTTP/1.1 405 Method Not Allowed"},
-      {"GET", "/lines?acl", NULL, "HTTP/1.1 501 Not Implemented"},
+      {"GET", "/lines?lifecycle", NULL, "HTTP/1.1 501 Not Implemented"},
       {"GET", "/lines/x", "x-amz-rdma-token: nothex", "HTTP/1.1 400 Bad Request"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

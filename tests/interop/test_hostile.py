@@ -268,7 +268,7 @@ def uris(c, srv):
                        body=b"q"), 200, what="query ignored")
     st, _, _, body = request(srv, req("GET", "/hostile/key%20one"))
     c.eq((st, body), (200, b"q"), "key without its query")
-    expect(c, srv, req("GET", "/hostile/x?acl"), 501, "NotImplemented",
+    expect(c, srv, req("GET", "/hostile/x?policy"), 501, "NotImplemented",
            "sub-resource")
     expect(c, srv, req("PATCH", "/hostile/x"), 405, "MethodNotAllowed",
            "PATCH")

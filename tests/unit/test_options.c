@@ -114,6 +114,8 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->max_rails, 0);       /* the rails rule's count */
   assert_int_equal(o->idle_timeout_ms, 30000);
   assert_int_equal(o->wait_timeout_ms, 10000);
+  assert_int_equal(o->retries, 3);
+  assert_int_equal(o->stall_timeout_ms, 1000);
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
   assert_false(o->rdma_debug);
@@ -143,7 +145,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 13); /* each variable read once */
+  assert_int_equal(e.lookups, 15); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -270,6 +272,28 @@ static void test_wait_timeout(void **state)
   static const char *const bad[] = {"0", "86400001"};
   check_int_invalid("HIPOBJ_WAIT_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
                     "using 10000");
+}
+
+static void test_retries(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {{"0", 0}, {"1", 1}, {"10", 10}};
+  check_int_valid("HIPOBJ_RETRIES", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, retries));
+  static const char *const bad[] = {"11", "-1", "3x"};
+  check_int_invalid("HIPOBJ_RETRIES", bad, sizeof bad / sizeof bad[0],
+                    "using 3");
+}
+
+static void test_stall_timeout(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {{"0", 0}, {"500", 500}, {"86400000", 86400000}};
+  check_int_valid("HIPOBJ_STALL_TIMEOUT_MS", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, stall_timeout_ms));
+  static const char *const bad[] = {"86400001", "2s"};
+  check_int_invalid("HIPOBJ_STALL_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
+                    "using 1000");
 }
 
 static void test_max_rails(void **state)
@@ -532,7 +556,7 @@ static void test_env_var_list(void **state)
       assert_string_not_equal(names[k], names[n]);
     n++;
   }
-  assert_int_equal(n, 13);
+  assert_int_equal(n, 15);
   bool conns = false, idle = false;
   for (uint32_t k = 0; k < n; k++) {
     conns |= !strcmp(names[k], "HIPOBJ_MAX_CONNECTIONS");
@@ -562,6 +586,8 @@ int main(void)
       cmocka_unit_test(test_stage_timeout),
       cmocka_unit_test(test_transfer_timeout),
       cmocka_unit_test(test_wait_timeout),
+      cmocka_unit_test(test_retries),
+      cmocka_unit_test(test_stall_timeout),
       cmocka_unit_test(test_max_rails),
       cmocka_unit_test(test_scoped_tokens),
       cmocka_unit_test(test_invalid_keeps_current_value),

@@ -239,6 +239,29 @@ static void hostile_write_after_final_refused(void **state)
   outside_untouched(f);
 }
 
+/* A request refused after the transfer returned moves the client's kept
+ * QP to error with no completion to tell it (the root cause of t21's
+ * flushed window binds): the next transfer finds it before its token
+ * proposes the connection, and asks for a new one in the same call. */
+static void broken_kept_connection_replaced(void **state)
+{
+  struct fixture *f = *state;
+  hipObjInfo_t i0, i1;
+  memset(&i0, 0, sizeof i0);
+  i0.size = sizeof i0;
+  i1 = i0;
+  memset(f->buf, 0xee, BUF_SIZE);
+  assert_int_equal(hget(f, A_AFTER_FINAL, true), hipObjSuccess);
+  assert_int_equal(f->h.late_status, IBV_WC_REM_ACCESS_ERR);
+  hipObjGetInfo(&i0);
+  assert_int_equal(hget(f, A_NONE, true), hipObjSuccess);
+  hipObjGetInfo(&i1);
+  assert_int_equal(i1.keptBroken - i0.keptBroken, 1);
+  assert_int_equal(i1.retriesFabric + i1.retriesKeptBroken,
+                   i0.retriesFabric + i0.retriesKeptBroken); /* no retry */
+  outside_untouched(f);
+}
+
 static void hostile_replay_refused(void **state)
 {
   struct fixture *f = *state;
@@ -407,6 +430,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(hostile_write_after_final_refused, setup_windows,
                                       teardown),
       cmocka_unit_test_setup_teardown(hostile_replay_refused, setup_windows, teardown),
+      cmocka_unit_test_setup_teardown(broken_kept_connection_replaced, setup_windows,
+                                      teardown),
       cmocka_unit_test_setup_teardown(hostile_no_final, setup_windows, teardown),
       cmocka_unit_test_setup_teardown(mr_protocol_checks, setup_mr, teardown),
       cmocka_unit_test_setup_teardown(fallback_without_windows, setup_no_windows, teardown),

@@ -72,11 +72,16 @@ static hipObjServerConfig_t config(void)
   return c;
 }
 
+/* The client's HIPOBJ_RETRIES for the next setup (then back to 3). */
+static unsigned client_retries = 3;
+
 static int setup_with(void **state, const hipObjServerConfig_t *c)
 {
   struct fixture *f = calloc(1, sizeof *f);
   if (!f || world_create(&f->w, NULL) != 0)
     return -1;
+  f->w.opts.retries = client_retries;
+  client_retries = 3;
   if (world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
     return -1;
   if (ho_server_open_on(&f->w.plat, c, &f->srv) != hipObjServerSuccess)
@@ -125,6 +130,8 @@ struct req {
   bool want_handle;
   /* callbacks */
   unsigned cancel_at_chunk; /* cancel from the read callback (0: never) */
+  bool fail_write;          /* the read callback arms an error on the
+                               server's next completion: its WRITE */
   unsigned reads, writes, commits;
   int commit_result;
   atomic_int done_calls;
@@ -138,6 +145,10 @@ static int src_read(void *arg, uint64_t off, void *buf, size_t n)
   q->reads++;
   if (q->cancel_at_chunk && q->reads == q->cancel_at_chunk)
     hipObjServerTransferCancel(q->xfer);
+  if (q->fail_write) {
+    q->fail_write = false;
+    fake_device_force_error(WORLD_SERVER_NIC, 1, IBV_WC_RETRY_EXC_ERR);
+  }
   memcpy(buf, q->f->object + off, n);
   return 0;
 }
@@ -195,10 +206,14 @@ static hipObjServerStatus_t start_token(struct req *q, const char *token)
   return q->started;
 }
 
+static void req_end(struct req *q);
+
 static int ops_send(void *ctx, const char *token, size_t len)
 {
   struct req *q = ctx;
   (void)len;
+  if (q->xfer) /* the library retries: the failed attempt's handle ends */
+    req_end(q);
   start_token(q, token);
   return 0;
 }
@@ -608,6 +623,34 @@ static void registered_memory(void **state)
   assert_int_equal(hipObjServerDeregister(mine), hipObjServerSuccess);
   assert_int_equal(hipObjServerDeregister(pool), hipObjServerSuccess);
   free(dst);
+}
+
+/* The server's WRITE fails (the fabric's retries exhausted): counted in
+ * rdmaFailed. If its final was flushed, the client, whose GET sees nothing
+ * more, retries at its stall bound and the retry succeeds; if the final
+ * was delivered before the error (the fake reports it after placement, as
+ * a NIC may), the client has every byte and succeeds at once. */
+static void failed_rdma_is_counted_and_retried(void **state)
+{
+  struct fixture *f = *state;
+  struct req q;
+  hipObjServerStats_t s0 = stats(f);
+  req_init(&q, f, hipObjServerOpGet, 5000);
+  q.fail_write = true;
+  assert_int_equal(hipObjGet(NULL, f->buf, 5000, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  req_end(&q);
+  assert_memory_equal(f->buf, f->object, 5000);
+  hipObjServerStats_t s1 = stats(f);
+  hipObjInfo_t i;
+  memset(&i, 0, sizeof i);
+  i.size = sizeof i;
+  hipObjGetInfo(&i);
+  uint64_t retries = i.retriesStalled + i.retriesFabric;
+  assert_true(retries <= 1);
+  assert_int_equal(s1.rdmaFailed - s0.rdmaFailed, 1);
+  assert_int_equal(s1.started - s0.started, 1 + retries);
+  assert_int_equal(s1.completed - s0.completed, retries);
 }
 
 static void unacknowledged_final_is_rdma_error(void **state)
@@ -1097,6 +1140,7 @@ static int setup_skip_final(void **state)
 {
   hipObjServerConfig_t c = config();
   c.faultSkipFinal = 1;
+  client_retries = 0; /* the server's side of one lost final, not retried */
   return setup_with(state, &c);
 }
 
@@ -1135,6 +1179,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(failed_commit_is_never_success, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(registered_memory, setup, teardown),
+      cmocka_unit_test_setup_teardown(failed_rdma_is_counted_and_retried, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(unacknowledged_final_is_rdma_error,
                                       setup_skip_final, teardown),
       cmocka_unit_test_setup_teardown(completion_by_poll, setup, teardown),

@@ -17,6 +17,7 @@
 #include "fakes/world.h"
 #include "hipobj.h"
 #include "instance.h"
+#include "common/clock.h"
 #include "rdma/transport.h"
 
 #define BUF_SIZE (3u << 20)
@@ -72,6 +73,31 @@ static int setup_short_wait(void **state)
   *state = f;
   return 0;
 }
+
+/* As setup, with a stall bound of 200 ms and a deadline of 3 s (or
+ * 600 ms: setup_stall_short). */
+static int setup_stall_with(void **state, unsigned timeout_ms)
+{
+  struct fixture *f = calloc(1, sizeof *f);
+  if (!f || world_create(&f->w, NULL) != 0)
+    return -1;
+  f->w.opts.transfer_timeout_ms = timeout_ms;
+  f->w.opts.stall_timeout_ms = 200;
+  if (world_init(&f->w, NULL) != hipObjSuccess &&
+      world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
+    return -1;
+  if (sim_peer_create(&f->peer, &f->w.plat, NULL, OBJ_SIZE) != 0)
+    return -1;
+  fill(f->peer.object, OBJ_SIZE, 7);
+  f->buf = aligned_alloc(4096, BUF_SIZE);
+  if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static int setup_stall(void **state) { return setup_stall_with(state, 3000); }
+static int setup_stall_short(void **state) { return setup_stall_with(state, 600); }
 
 static int teardown(void **state)
 {
@@ -270,16 +296,102 @@ static void server_never_sends_final(void **state)
 {
   struct fixture *f = *state;
   struct sim_peer mute;
-  struct ho_engine_config cfg = {.fault_skip_final = 1};
+  struct ho_engine_config cfg = {.fault_skip_final = 100};
   assert_int_equal(sim_peer_create(&mute, &f->w.plat, &cfg, 4096), 0);
   struct sim_request r;
   sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_GET, 0, 4096);
-  /* The data arrives but without final the client cannot know: failure at
-   * the transfer timeout. */
+  /* The data arrives but without final the client cannot know: every
+   * attempt stalls, and the call fails by its deadline. */
   assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
                    hipObjRdmaError);
   sim_peer_destroy(&mute);
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+}
+
+static hipObjInfo_t info_now(void)
+{
+  hipObjInfo_t info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  assert_int_equal(hipObjGetInfo(&info).opError, hipObjSuccess);
+  return info;
+}
+
+/* A server that gives a transfer up sends nothing more: the client knows
+ * at the stall bound (200 ms here), long before the deadline (3 s), and
+ * the retry, on a new connection, succeeds. */
+static void stalled_server_is_retried_fast(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer mute;
+  struct ho_engine_config cfg = {.fault_skip_final = 1};
+  assert_int_equal(sim_peer_create(&mute, &f->w.plat, &cfg, 4096), 0);
+  fill(mute.object, 4096, 3);
+  struct sim_request r;
+  sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  hipObjInfo_t i0 = info_now();
+  uint64_t t0 = ho_now_ns();
+  assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  uint64_t ms = (ho_now_ns() - t0) / 1000000u;
+  assert_memory_equal(f->buf, mute.object, 4096);
+  hipObjInfo_t i1 = info_now();
+  assert_int_equal(i1.retriesStalled - i0.retriesStalled, 1);
+  assert_int_equal(i1.stallTimeoutMs, 200);
+  assert_true(ms >= 200 && ms < 2000);
+  sim_peer_destroy(&mute);
+}
+
+/* Retries stop at the deadline: a server that never sends final costs at
+ * most the deadline (600 ms), whatever HIPOBJ_RETRIES allows. */
+static void retries_stop_at_the_deadline(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer mute;
+  struct ho_engine_config cfg = {.fault_skip_final = 100};
+  assert_int_equal(sim_peer_create(&mute, &f->w.plat, &cfg, 4096), 0);
+  struct sim_request r;
+  sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  hipObjInfo_t i0 = info_now();
+  uint64_t t0 = ho_now_ns();
+  assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                   hipObjRdmaError);
+  uint64_t ms = (ho_now_ns() - t0) / 1000000u;
+  hipObjInfo_t i1 = info_now();
+  uint64_t n = i1.retriesStalled - i0.retriesStalled;
+  assert_true(n >= 1 && n <= 2); /* 200 ms each: two fit in 600 ms */
+  assert_true(ms >= 600 && ms < 1500);
+  sim_peer_destroy(&mute);
+}
+
+/* The application-driven path is not retried by the library; the helper
+ * says when the application should. */
+static void application_driven_retry(void **state)
+{
+  struct fixture *f = *state;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    char *token = NULL;
+    assert_int_equal(hipObjGetRdmaToken(f->buf, 4096, HIPOBJ_RDMA_OP_GET,
+                                        &token).opError, hipObjSuccess);
+    if (attempt == 0)
+      fake_device_force_error(WORLD_CLIENT_NIC, 1, IBV_WC_REM_ACCESS_ERR);
+    struct sim_request r;
+    sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 0, 4096);
+    assert_int_equal(sim_ops.sendRequest(&r, token, 88), 0);
+    char reply[HIPOBJ_REPLY_BUF_LEN];
+    size_t len = sizeof reply;
+    assert_int_equal(sim_ops.recvReply(&r, reply, &len), 0);
+    hipObjOpError_t e = hipObjCompleteRdmaTransfer(token, reply, len).opError;
+    int retryable = -1;
+    assert_int_equal(hipObjRdmaTransferRetryable(token, &retryable).opError,
+                     hipObjSuccess);
+    assert_int_equal(e, attempt == 0 ? hipObjRdmaError : hipObjSuccess);
+    assert_int_equal(retryable, attempt == 0);
+    assert_int_equal(hipObjPutRdmaToken(token).opError, hipObjSuccess);
+    assert_int_equal(hipObjRdmaTransferRetryable(token, &retryable).opError,
+                     hipObjInvalidValue); /* put: gone */
+  }
+  assert_memory_equal(f->buf, f->peer.object, 4096);
 }
 
 static void final_with_wrong_cookie(void **state)
@@ -306,12 +418,39 @@ static void dropped_packets_are_retried(void **state)
   fake_device_stats(WORLD_CLIENT_NIC, &s);
 }
 
-static void error_completion_fails_then_recovers(void **state)
+static uint64_t fabric_retries(void)
+{
+  hipObjInfo_t info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  assert_int_equal(hipObjGetInfo(&info).opError, hipObjSuccess);
+  assert_int_equal(info.retries, 3);
+  return info.retriesFabric + info.retriesKeptBroken;
+}
+
+/* An error completion is a fabric failure: the library sends the request
+ * again on a new connection, and the call succeeds. */
+static void error_completion_is_retried(void **state)
 {
   struct fixture *f = *state;
+  uint64_t r0 = fabric_retries();
+  memset(f->buf, 0, 4096);
   fake_device_force_error(WORLD_CLIENT_NIC, 1, IBV_WC_REM_ACCESS_ERR);
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+  assert_int_equal(fabric_retries() - r0, 1);
+}
+
+/* At most HIPOBJ_RETRIES (3) retries: four failures in a row fail the
+ * call, and the next one succeeds on a new connection. */
+static void retries_are_bounded(void **state)
+{
+  struct fixture *f = *state;
+  uint64_t r0 = fabric_retries();
+  /* the first completion of each attempt fails it */
+  fake_device_force_error(WORLD_CLIENT_NIC, 4, IBV_WC_REM_ACCESS_ERR);
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjRdmaError);
-  /* The next transfer gets a reset (or replaced) connection. */
+  assert_int_equal(fabric_retries() - r0, 3);
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
   assert_memory_equal(f->buf, f->peer.object, 4096);
 }
@@ -502,6 +641,10 @@ static void application_driven_transfer(void **state)
   assert_int_equal(sim_ops.recvReply(&r, reply, &len), 0);
   assert_int_equal(hipObjCompleteRdmaTransfer(token, reply, len).opError, hipObjSuccess);
   assert_memory_equal(f->buf, f->peer.object + 100, 8192);
+  int retryable = -1;
+  assert_int_equal(hipObjRdmaTransferRetryable(token, &retryable).opError,
+                   hipObjSuccess);
+  assert_int_equal(retryable, 0); /* a success */
   /* A token completes once. */
   assert_int_equal(hipObjCompleteRdmaTransfer(token, reply, len).opError,
                    hipObjInvalidValue);
@@ -527,7 +670,12 @@ static void application_driven_transfer(void **state)
                    hipObjBusy);
   /* A buffer a token uses cannot be deregistered. */
   assert_int_equal(hipObjBufDeregister(f->buf).opError, hipObjBusy);
+  assert_int_equal(hipObjRdmaTransferRetryable(held[0], &retryable).opError,
+                   hipObjInvalidValue); /* not completed yet */
   assert_int_equal(hipObjCompleteRdmaTransfer(held[0], "501", 3).opError, hipObjS3Error);
+  assert_int_equal(hipObjRdmaTransferRetryable(held[0], &retryable).opError,
+                   hipObjSuccess);
+  assert_int_equal(retryable, 0); /* a decline is the application's */
   for (int i = 0; i < 4; i++)
     assert_int_equal(hipObjPutRdmaToken(held[i]).opError, hipObjSuccess);
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
@@ -630,13 +778,19 @@ int main(void)
       cmocka_unit_test_setup_teardown(server_never_sends_final, setup, teardown),
       cmocka_unit_test_setup_teardown(final_with_wrong_cookie, setup, teardown),
       cmocka_unit_test_setup_teardown(dropped_packets_are_retried, setup, teardown),
-      cmocka_unit_test_setup_teardown(error_completion_fails_then_recovers, setup, teardown),
+      cmocka_unit_test_setup_teardown(error_completion_is_retried, setup, teardown),
+      cmocka_unit_test_setup_teardown(retries_are_bounded, setup, teardown),
+      cmocka_unit_test_setup_teardown(stalled_server_is_retried_fast, setup_stall,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(retries_stop_at_the_deadline,
+                                      setup_stall_short, teardown),
       cmocka_unit_test_setup_teardown(failing_verbs_calls, setup, teardown),
       cmocka_unit_test_setup_teardown(exact_attributes, setup, teardown),
       cmocka_unit_test_setup_teardown(original_ordering_fails, setup, teardown),
       cmocka_unit_test_setup_teardown(client_disappears_after_reply, setup, teardown),
       cmocka_unit_test_setup_teardown(client_sends_wrong_cookie, setup, teardown),
       cmocka_unit_test_setup_teardown(application_driven_transfer, setup, teardown),
+      cmocka_unit_test_setup_teardown(application_driven_retry, setup, teardown),
       cmocka_unit_test_setup_teardown(four_gib_limit, setup, teardown),
       cmocka_unit_test_setup_teardown(stale_tokens_name_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(pool_wait_is_bounded, setup_short_wait, teardown),

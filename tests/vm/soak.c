@@ -343,6 +343,24 @@ static void print_latency(const struct stream *st, unsigned streams)
   free(all);
 }
 
+/* The library's retries by cause (docs/protocol.md, section 7): the
+ * faults it absorbed. */
+static void print_retries(void)
+{
+  hipObjInfo_t i;
+  memset(&i, 0, sizeof i);
+  i.size = sizeof i;
+  if (hipObjGetInfo(&i).opError != hipObjSuccess)
+    return;
+  printf("soak: pid %d: retries: %llu fabric, %llu server rdma, %llu stalled, "
+         "%llu kept broken; %llu kept connections replaced before use\n",
+         (int)getpid(), (unsigned long long)i.retriesFabric,
+         (unsigned long long)i.retriesServerRdma,
+         (unsigned long long)i.retriesStalled,
+         (unsigned long long)i.retriesKeptBroken,
+         (unsigned long long)i.keptBroken);
+}
+
 static int parse_options(int argc, char **argv)
 {
   for (int i = 5; i < argc; i++) {
@@ -396,6 +414,7 @@ int main(int argc, char **argv)
     free(st[k].lat_us);
   }
   free(st);
+  print_retries();
   hipObjShutdown();
   printf("soak: pid %d: %lu transfers, %lu failed, %lu during restart, "
          "%lu wrong, %lu bytes verified or stored, %lu unclean in the window, "

@@ -40,6 +40,8 @@ struct point {
   /* From hipObjGetInfo() around the point: connection reuse. */
   double reuse;       /* transfers that rode an existing connection, 0..1 */
   double transitions; /* QP state transitions per transfer */
+  /* Retries inside the library, by cause (docs/protocol.md, section 7). */
+  uint64_t retry_fabric, retry_server, retry_stalled, retry_kept;
 };
 
 struct bench {
@@ -285,16 +287,28 @@ static void print_point(const struct tool_opts *o, const struct point *p,
            "\"iterations\": %u, \"seconds\": %.6f, \"mib_per_s\": %.2f, "
            "\"ops_per_s\": %.1f, \"p50_ms\": %.3f, \"p90_ms\": %.3f, "
            "\"p99_ms\": %.3f, \"path\": \"%s\", \"reuse\": %.3f, "
-           "\"qp_transitions_per_transfer\": %.3f}",
+           "\"qp_transitions_per_transfer\": %.3f, \"retries\": "
+           "{\"fabric\": %llu, \"server_rdma\": %llu, \"stalled\": %llu, "
+           "\"kept_broken\": %llu}}",
            first ? "" : ",", p->op, (unsigned long long)p->size, p->conc,
            p->iters, p->seconds, mibs, ops, p->p50, p->p90, p->p99, p->path,
-           p->reuse, p->transitions);
+           p->reuse, p->transitions, (unsigned long long)p->retry_fabric,
+           (unsigned long long)p->retry_server,
+           (unsigned long long)p->retry_stalled,
+           (unsigned long long)p->retry_kept);
     return;
   }
   tool_fmt_bytes((double)p->size, size, sizeof size);
-  printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f %5.0f%% %5.2f  %s\n",
+  printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f %5.0f%% %5.2f  %s",
          p->op, size, p->conc, p->iters, mibs, ops, p->p50, p->p90, p->p99,
          p->reuse * 100, p->transitions, p->path);
+  if (p->retry_fabric + p->retry_server + p->retry_stalled + p->retry_kept)
+    printf("  retries: %llu fabric, %llu server rdma, %llu stalled, %llu kept "
+           "broken", (unsigned long long)p->retry_fabric,
+           (unsigned long long)p->retry_server,
+           (unsigned long long)p->retry_stalled,
+           (unsigned long long)p->retry_kept);
+  printf("\n");
   fflush(stdout);
 }
 
@@ -319,7 +333,8 @@ static void print_head(const struct bench *b)
 /* ---- the command -------------------------------------------------------- */
 
 /* run_point() with the library's connection counters read around it:
- * reuse rate and QP state transitions per transfer (0 in steady state). */
+ * reuse rate and QP state transitions per transfer (0 in steady state),
+ * retries by cause. */
 static int measured_point(struct bench *b, bool get, uint64_t size,
                           unsigned conc, unsigned iters, struct point *pt)
 {
@@ -330,6 +345,10 @@ static int measured_point(struct bench *b, bool get, uint64_t size,
   uint64_t n = i1.transfers - i0.transfers;
   pt->reuse = n ? (double)(i1.connectionsReused - i0.connectionsReused) / n : 0;
   pt->transitions = n ? (double)(i1.qpTransitions - i0.qpTransitions) / n : 0;
+  pt->retry_fabric = i1.retriesFabric - i0.retriesFabric;
+  pt->retry_server = i1.retriesServerRdma - i0.retriesServerRdma;
+  pt->retry_stalled = i1.retriesStalled - i0.retriesStalled;
+  pt->retry_kept = i1.retriesKeptBroken - i0.retriesKeptBroken;
   return rc;
 }
 

@@ -266,51 +266,29 @@ static void fill_config(const struct tool_session *s,
 }
 
 /* hipObjInit needs a NIC name on a host without a GPU: when the user gave
- * none, the first active RDMA device is the natural choice, and the library
- * makes it (HIPOBJ_INIT_FIRST_ACTIVE_NIC). The glue then finds hipObject
- * initialised and uses it; the session shuts it down. */
-static bool auto_nic_applies(const struct tool_session *s,
-                             const struct tool_opts *o, hipObjOpError_t e)
-{
-  const char *env_nic = getenv("HIPOBJ_NIC");
-  return e == hipObjNicNotFound && !o->nic && !(env_nic && env_nic[0]) &&
-         !o->no_rdma && !s->gpu;
-}
-
-static bool init_first_active(struct tool_session *s, const struct tool_opts *o)
-{
-  hipObjConfig_t hc;
-  memset(&hc, 0, sizeof hc);
-  hc.gpuDevice = o->gpu;
-  hc.flags = HIPOBJ_INIT_FIRST_ACTIVE_NIC;
-  if (hipObjInit(&hc).opError != hipObjSuccess)
-    return false;
-  s->owns_init = true;
-  hipObjInfo_t info;
-  memset(&info, 0, sizeof info);
-  info.size = sizeof info;
-  if (hipObjGetInfo(&info).opError == hipObjSuccess)
-    snprintf(s->nic_auto, sizeof s->nic_auto, "%s", info.nicName);
-  return true;
-}
-
+ * none, the first active RDMA device is the natural choice, and the glue
+ * has the library make it (HIPOBJ_S3_FIRST_ACTIVE_NIC). */
 static int create_client(struct tool_session *s, const struct tool_opts *o)
 {
   hipObjS3Config_t cfg;
   hipObjS3Result_t r;
   fill_config(s, o, o->nic, &cfg);
+  if (!s->gpu)
+    cfg.flags |= HIPOBJ_S3_FIRST_ACTIVE_NIC;
   hipObjS3Status_t st = hipObjS3ClientCreate(&cfg, &s->client, &r);
-  hipObjOpError_t e = r.rdmaError;
-  if (st == hipObjS3Ok)
-    hipObjS3ClientRdma(s->client, NULL, 0, &e);
-  bool rdma = st == hipObjS3Ok && hipObjS3ClientRdma(s->client, NULL, 0, NULL);
-  if (rdma || !auto_nic_applies(s, o, e) || !init_first_active(s, o))
-    return st == hipObjS3Ok ? EXIT_OK : tool_fail(&r, "cannot start");
-  hipObjS3ClientDestroy(s->client);
-  s->client = NULL;
-  fill_config(s, o, o->nic, &cfg);
-  st = hipObjS3ClientCreate(&cfg, &s->client, &r);
   return st == hipObjS3Ok ? EXIT_OK : tool_fail(&r, "cannot start");
+}
+
+/* The NIC the library took as the first active one, or "". */
+static void first_active_nic(char *out, size_t cap)
+{
+  hipObjInfo_t info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  out[0] = '\0';
+  if (hipObjGetInfo(&info).opError == hipObjSuccess &&
+      info.nicChoice == hipObjNicChoiceFirstActive)
+    snprintf(out, cap, "%s", info.nicName);
 }
 
 int tool_session_open(struct tool_session *s, const struct tool_opts *o,
@@ -326,6 +304,8 @@ int tool_session_open(struct tool_session *s, const struct tool_opts *o,
   if ((rc = create_client(s, o)) != EXIT_OK)
     return rc;
   bool rdma = hipObjS3ClientRdma(s->client, why, sizeof why, NULL);
+  if (rdma)
+    first_active_nic(s->nic_auto, sizeof s->nic_auto);
   if (rdma && s->nic_auto[0] && o->verbose)
     tool_note(o, "no GPU: using RDMA device %s (the first active one; "
               "choose with --nic)", s->nic_auto);
@@ -337,8 +317,6 @@ int tool_session_open(struct tool_session *s, const struct tool_opts *o,
 void tool_session_close(struct tool_session *s)
 {
   hipObjS3ClientDestroy(s->client);
-  if (s->owns_init)
-    hipObjShutdown();
   tool_progress_free(s->progress);
   tool_gpu_close(s->gpu);
   memset(s, 0, sizeof *s);

@@ -58,7 +58,6 @@ struct tool_session {
   hipObjS3Client_t *client;
   hipObjS3DeviceOps_t dev_ops;
   char nic_auto[64]; /* the NIC picked when the host has no GPU */
-  bool owns_init;    /* the session initialised hipObject for the glue */
   struct tool_progress *progress;
 };
 

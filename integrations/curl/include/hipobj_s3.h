@@ -114,6 +114,10 @@ typedef enum {
 #define HIPOBJ_S3_REQUIRE_RDMA 0x2u /* no fallback: fail instead */
 #define HIPOBJ_S3_ANONYMOUS 0x4u    /* never sign, whatever keys are found */
 #define HIPOBJ_S3_NO_ENV 0x8u       /* ignore the AWS_* environment */
+/* hipObjInit() with HIPOBJ_INIT_FIRST_ACTIVE_NIC: where no NIC is named
+ * (nicHint, HIPOBJ_NIC) and none is chosen by its distance from a GPU
+ * (a host without one), the first RDMA device with an active port. */
+#define HIPOBJ_S3_FIRST_ACTIVE_NIC 0x10u
 
 #define HIPOBJ_S3_DEFAULT_PART_SIZE ((uint64_t)1 << 30)
 #define HIPOBJ_S3_DEFAULT_CONCURRENCY 4u
@@ -321,7 +325,9 @@ typedef struct {
  * hipObjS3CallCreate: a call for one S3 request with a token; pass
  * hipObjS3CallOps() and the call as ops and ctx to hipObjGet()/hipObjPut()
  * (the transfer's size must be the range's length), then read the outcome
- * with hipObjS3CallResult(). A call serves one transfer.
+ * with hipObjS3CallResult(). A call serves one transfer; hipObject may
+ * send its request more than once (a retry after a fabric failure, with a
+ * new token), which the callbacks allow.
  * Errors: InvalidArgument, OutOfMemory. Thread safety: MT-Safe; a call is
  * used by one thread at a time.
  */

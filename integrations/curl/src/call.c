@@ -94,9 +94,11 @@ static int send_request(void *ctx, const char *token, size_t token_len)
   char tok[HIPOBJ_TOKEN_LEN + 1];
   if (!call)
     return 1;
-  if (call->sent)
-    return failed(call, ho_s3_fail(&call->res, hipObjS3InvalidArgument,
-                                   "a call serves one transfer"));
+  if (call->failure) /* a callback already failed: nothing is retried */
+    return 1;
+  /* Sent again: hipObject retries a transfer that failed for a fabric
+   * reason with a new token (docs/protocol.md, section 7); the response
+   * state is reset by the new response's status line. */
   call->sent = 1;
   if (!token || token_len != HIPOBJ_TOKEN_LEN ||
       !token_length(token, &call->expect))

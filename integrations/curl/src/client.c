@@ -50,6 +50,8 @@ static hipObjS3Status_t start_rdma(hipObjS3Client_t *c)
   memset(&hc, 0, sizeof hc);
   hc.gpuDevice = c->s.gpu_device;
   hc.nicHint = c->s.has_nic_hint ? c->s.nic_hint : NULL;
+  if (c->s.flags & HIPOBJ_S3_FIRST_ACTIVE_NIC)
+    hc.flags = HIPOBJ_INIT_FIRST_ACTIVE_NIC;
   hipObjError_t e = hipObjInit(&hc);
   if (e.opError == hipObjSuccess || e.opError == hipObjAlreadyInitialized) {
     c->rdma = true;

@@ -149,6 +149,27 @@ static hipObjS3Status_t resolve_nic(const hipObjS3Config_t *cfg,
   return hipObjS3Ok;
 }
 
+/* AWS_MAX_ATTEMPTS, as the AWS SDKs read it: attempts in all, 1..20. */
+static hipObjS3Status_t resolve_attempts(ho_s3_getenv_fn get, void *ctx,
+                                         struct ho_s3_settings *s, char *err,
+                                         size_t len)
+{
+  s->max_attempts = HO_S3_MAX_ATTEMPTS_DEFAULT;
+  const char *v = env(s, get, ctx, "AWS_MAX_ATTEMPTS");
+  if (!v)
+    return hipObjS3Ok;
+  unsigned n = 0;
+  for (const char *p = v; *p; p++) {
+    if (*p < '0' || *p > '9' || n > HO_S3_MAX_ATTEMPTS_MAX)
+      return bad(err, len, "AWS_MAX_ATTEMPTS is not a number from 1 to 20");
+    n = n * 10 + (unsigned)(*p - '0');
+  }
+  if (n < 1 || n > HO_S3_MAX_ATTEMPTS_MAX)
+    return bad(err, len, "AWS_MAX_ATTEMPTS is not a number from 1 to 20");
+  s->max_attempts = n;
+  return hipObjS3Ok;
+}
+
 static hipObjS3Status_t resolve_transfer(const hipObjS3Config_t *cfg,
                                          struct ho_s3_settings *s, char *err,
                                          size_t len)
@@ -205,13 +226,15 @@ hipObjS3Status_t ho_s3_settings_resolve(const hipObjS3Config_t *cfg,
   memset(out, 0, sizeof *out);
   out->flags = cfg ? cfg->flags : 0;
   if (out->flags & ~(uint32_t)(HIPOBJ_S3_NO_RDMA | HIPOBJ_S3_REQUIRE_RDMA |
-                               HIPOBJ_S3_ANONYMOUS | HIPOBJ_S3_NO_ENV))
+                               HIPOBJ_S3_ANONYMOUS | HIPOBJ_S3_NO_ENV |
+                               HIPOBJ_S3_FIRST_ACTIVE_NIC))
     return bad(err, err_len, "unknown flags");
   hipObjS3Status_t st;
   if ((st = resolve_location(cfg, get, get_ctx, out, err, err_len)) ||
       (st = resolve_keys(cfg, get, get_ctx, out, err, err_len)) ||
       (st = resolve_transfer(cfg, out, err, err_len)) ||
       (st = resolve_nic(cfg, get, get_ctx, out, err, err_len)) ||
+      (st = resolve_attempts(get, get_ctx, out, err, err_len)) ||
       (st = resolve_callbacks(cfg, out, err, err_len)))
     return st;
   return hipObjS3Ok;

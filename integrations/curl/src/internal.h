@@ -38,6 +38,12 @@
 #define HO_S3_OBJKEY_MAX 1024  /* S3's longest key, in bytes */
 #define HO_S3_BUCKET_MAX 255
 #define HO_S3_ERRBODY_MAX 8192 /* error bodies kept for the message */
+/* 503/500 retries (AWS_MAX_ATTEMPTS): full-jitter backoff, a random wait
+ * below min(CAP, BASE * 2^retry). */
+#define HO_S3_MAX_ATTEMPTS_DEFAULT 4u
+#define HO_S3_MAX_ATTEMPTS_MAX 20u
+#define HO_S3_BACKOFF_BASE_MS 100u
+#define HO_S3_BACKOFF_CAP_MS 2000u
 #define HO_S3_XMLBODY_MAX ((size_t)4 << 20) /* multipart XML answers */
 #define HO_S3_BOUNCE_MAX ((size_t)8 << 20)  /* device-memory bounce buffer */
 #define HO_S3_MAX_PARTS 10000u
@@ -58,6 +64,8 @@ struct ho_s3_settings {
   int gpu_device;
   char nic_hint[HO_S3_NIC_MAX];
   bool has_nic_hint;
+  unsigned max_attempts; /* AWS_MAX_ATTEMPTS: a request answered 503 or 500
+                            is sent again, this many times in all */
   bool has_dev_ops;
   hipObjS3DeviceOps_t dev;
   hipObjS3Progress_t progress;
@@ -145,6 +153,7 @@ struct hipObjS3Client {
   atomic_uint_fast64_t http_transfers, http_bytes;
   atomic_uint_fast64_t fallbacks_declined, fallbacks_no_rdma;
   atomic_uint_fast64_t requests;
+  atomic_uint_fast64_t s3_retries; /* requests sent again after 503/500 */
 };
 
 /* A curl handle with its connection cache, reset; NULL when out of memory. */

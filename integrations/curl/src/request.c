@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include "internal.h"
@@ -444,7 +445,7 @@ static void set_common(CURL *h, struct ho_s3_req *r, const char *url,
   curl_easy_setopt(h, CURLOPT_USERAGENT, "hipobj-s3/" HIPOBJ_S3_VERSION);
 }
 
-CURLcode ho_s3_req_perform(struct ho_s3_req *r)
+static CURLcode perform_once(struct ho_s3_req *r)
 {
   char url[HO_S3_URL_MAX];
   struct curl_slist *headers = NULL;
@@ -470,6 +471,48 @@ CURLcode ho_s3_req_perform(struct ho_s3_req *r)
 free_headers:
   curl_slist_free_all(headers);
   return cc;
+}
+
+/* What S3 asks its clients to retry, as the AWS SDKs do: 503 (SlowDown,
+ * ServiceUnavailable, and the test server's "no RDMA slot") and 500
+ * (InternalError). */
+static bool s3_asks_retry(const struct ho_s3_req *r, CURLcode cc)
+{
+  return cc == CURLE_OK && (r->status == 503 || r->status == 500);
+}
+
+/* Full jitter: a random wait in [0, min(cap, base * 2^n)). */
+static void backoff(unsigned n)
+{
+  uint64_t cap_us = HO_S3_BACKOFF_BASE_MS * 1000ull << (n < 10 ? n : 10);
+  if (cap_us > HO_S3_BACKOFF_CAP_MS * 1000ull)
+    cap_us = HO_S3_BACKOFF_CAP_MS * 1000ull;
+  uint64_t r = 0;
+  if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+    r = (uint64_t)time(NULL) * 2654435761u;
+  uint64_t us = r % (cap_us ? cap_us : 1);
+  struct timespec ts = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000};
+  nanosleep(&ts, NULL);
+}
+
+/* Before a retry: the body from its start, the error body dropped. */
+static void rewind_request(struct ho_s3_req *r)
+{
+  on_seek(r, 0, SEEK_SET);
+  r->xml_len = 0;
+  r->dst_len = 0;
+}
+
+CURLcode ho_s3_req_perform(struct ho_s3_req *r)
+{
+  for (unsigned n = 0;; n++) {
+    CURLcode cc = perform_once(r);
+    if (!s3_asks_retry(r, cc) || n + 1 >= r->client->s.max_attempts)
+      return cc;
+    ho_s3_count(&r->client->s3_retries, 1);
+    backoff(n);
+    rewind_request(r);
+  }
 }
 
 hipObjS3Status_t ho_s3_req_outcome(struct ho_s3_req *r, CURLcode cc,

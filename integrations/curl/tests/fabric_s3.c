@@ -48,6 +48,7 @@ struct fabric_s3 {
   int fd;
   pthread_t acceptor;
   atomic_int stop, mode, live;
+  atomic_uint slow_down, slowed; /* 503 SlowDown for the next slow_down */
   pthread_mutex_t mu;
   struct object objs[MAX_OBJS];
   struct upload ups[MAX_UPLOADS];
@@ -544,9 +545,30 @@ static bool abort_upload(struct fabric_s3 *f, int fd, const char *id)
   return respond(fd, 204, NULL, NULL, 0, false);
 }
 
+void fabric_s3_slow_down(struct fabric_s3 *f, unsigned n)
+{
+  atomic_store(&f->slow_down, n);
+}
+
+unsigned fabric_s3_slowed(struct fabric_s3 *f) { return atomic_load(&f->slowed); }
+
+/* Takes one of the pending 503s, if any. */
+static bool take_slow_down(struct fabric_s3 *f)
+{
+  unsigned n = atomic_load(&f->slow_down);
+  while (n > 0 && !atomic_compare_exchange_weak(&f->slow_down, &n, n - 1))
+    ;
+  if (n > 0)
+    atomic_fetch_add(&f->slowed, 1);
+  return n > 0;
+}
+
 static bool dispatch(struct fabric_s3 *f, int fd, struct request *r)
 {
   char token[128], id[16];
+  if (take_slow_down(f)) /* a request body, if any, was read with it */
+    return strcmp(r->method, "HEAD") ? respond_error(fd, 503, "SlowDown")
+                                     : respond(fd, 503, NULL, NULL, 0, true);
   bool has_token = header(r, "x-amz-rdma-token", token, sizeof token) != NULL;
   bool has_id = query_param(r, "uploadId", id, sizeof id) != NULL;
   bool ignore = atomic_load(&f->mode) == FABRIC_IGNORE;

@@ -39,6 +39,10 @@ struct fabric_counts *fabric_s3_counts(struct fabric_s3 *f);
  * false when there is none. *data is malloc()ed. */
 bool fabric_s3_object(struct fabric_s3 *f, const char *path, uint8_t **data,
                       size_t *size);
+/* The next n requests are answered 503 SlowDown (n 0: none); how many
+ * were answered so. */
+void fabric_s3_slow_down(struct fabric_s3 *f, unsigned n);
+unsigned fabric_s3_slowed(struct fabric_s3 *f);
 /* Multipart uploads not completed or aborted. */
 unsigned fabric_s3_open_uploads(struct fabric_s3 *f);
 

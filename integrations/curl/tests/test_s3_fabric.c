@@ -327,6 +327,36 @@ static void reply_without_peer(void **state)
   hipObjS3ClientDestroy(c);
 }
 
+/* 503 SlowDown is what S3 asks clients to retry: the glue sends the
+ * request again after a random backoff, the RDMA request included, up to
+ * AWS_MAX_ATTEMPTS (4) attempts in all. */
+static void slow_down_is_retried(void **state)
+{
+  hipObjS3Client_t *c = client(0, 0);
+  hipObjS3Result_t r;
+  uint8_t b[3000], back[3000];
+  fill(b, sizeof b, 9);
+  unsigned s0 = fabric_s3_slowed(fx->s3);
+  fabric_s3_slow_down(fx->s3, 2);
+  assert_int_equal(hipObjS3PutObject(c, "b", "slow", b, sizeof b,
+                                     hipObjS3MemHost, &r), hipObjS3Ok);
+  assert_int_equal(r.partsRdma, 1);
+  fabric_s3_slow_down(fx->s3, 3);
+  if (hipObjS3GetObject(c, "b", "slow", back, sizeof back, hipObjS3MemHost,
+                        &r) != hipObjS3Ok)
+    fail_msg("GET after three 503s: %s", r.message);
+  assert_memory_equal(back, b, sizeof b);
+  assert_int_equal(fabric_s3_slowed(fx->s3) - s0, 5);
+  /* Four in a row: the fourth answer is the caller's. */
+  fabric_s3_slow_down(fx->s3, 4);
+  assert_int_not_equal(hipObjS3GetObject(c, "b", "slow", back, sizeof back,
+                                         hipObjS3MemHost, &r), hipObjS3Ok);
+  assert_int_equal(r.httpStatus, 503);
+  assert_int_equal(fabric_s3_slowed(fx->s3) - s0, 9);
+  fabric_s3_slow_down(fx->s3, 0);
+  hipObjS3ClientDestroy(c);
+}
+
 /* ---- threads ------------------------------------------------------------- */
 
 struct worker_arg {
@@ -385,6 +415,7 @@ int main(void)
       cmocka_unit_test_setup(ignored_token, reset_mode),
       cmocka_unit_test_setup(wrong_byte_count, reset_mode),
       cmocka_unit_test_setup(reply_without_peer, reset_mode),
+      cmocka_unit_test_setup(slow_down_is_retried, reset_mode),
       cmocka_unit_test_setup(threads_share_a_client, reset_mode),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

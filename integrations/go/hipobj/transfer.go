@@ -20,6 +20,9 @@ type Ops interface {
 	// SendRequest sends the S3 request with token (88 hex digits) in the
 	// x-amz-rdma-token header, signed with the request, and returns once
 	// the response's headers have arrived (an RDMA answer has no body).
+	// One transfer may call it again, with a new token, after an attempt
+	// failed for a fabric reason (HIPOBJ_RETRIES, docs/protocol.md
+	// section 7): each call is a new request.
 	SendRequest(ctx context.Context, token string) error
 	// RecvReply returns that response's x-amz-rdma-reply value. A response
 	// without one is an error: return one.

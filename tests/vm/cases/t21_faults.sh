@@ -4,16 +4,16 @@
 # Each profile runs FAULT_PROCS hipobj-soak processes of FAULT_STREAMS
 # streams x FAULT_PER transfers, GET and PUT, 1 B..4 MiB, every byte
 # verified and the guard bytes around each range checked after every
-# transfer, failed ones included:
-#   none, loss 0.1%, loss 1%, delay 10ms, duplicate 5%: zero failed
-#     transfers; each profile proven applied (netem's drops, latency up by
-#     the delay, duplicate requests counted by the rxe responders);
-#   loss 5%: beyond what retry_cnt 6 absorbs for a 1 MiB chunk (256
-#     packets: about 13 losses a pass): failures allowed, but clean
-#     (hipObjRdmaError within the bound; no wrong byte);
-#   delay 10ms 5ms (jitter, which reorders): KNOWN BUG, transfers stall
-#     until the transfer timeout (both sides wait for the other's
-#     message); failures allowed but must be clean, and are counted;
+# transfer, failed ones included. Zero failed transfers at the
+# application: none, loss 0.1%, 1%, delay 10ms, jitter (delay 10ms 5ms,
+# which reorders), duplicate 5%. Under loss 5% and loss 1% with jitter
+# (delay 2ms 1ms) failures must be clean and are counted (below: a PUT the
+# server gave up is known only at its deadline). The library absorbs what
+# the fabric does by retrying an attempt that failed for a fabric reason
+# on a new connection (HIPOBJ_RETRIES, docs/protocol.md section 7); each
+# profile prints its retries by cause, so the faults are seen absorbed,
+# not avoided, and each is proven applied (netem's drops, latency up by
+# the delay, out-of-sequence and duplicate requests counted by rxe).
 #   blackout: 100% loss for FAULT_BLACKOUT s in the middle of a run: what
 #     it hits fails cleanly within its bound (hipObjRdmaError, or 503
 #     while the server's slots wait out the readies that died, at most
@@ -63,9 +63,18 @@ profile() {
   worst=$(sed -n 's/.*longest failure \([0-9.]*\) ms (bound \([0-9.]*\) ms).*/\1 of \2/p' /tmp/fault.all.log |
     sort -n | tail -n1)
   R=$(sum 's/.*, \([0-9]*\) refused (503).*/\1/p')
+  local rf rs rt rk kb
+  rf=$(sum 's/.*retries: \([0-9]*\) fabric.*/\1/p')
+  rs=$(sum 's/.* \([0-9]*\) server rdma.*/\1/p')
+  rt=$(sum 's/.* \([0-9]*\) stalled.*/\1/p')
+  rk=$(sum 's/.* \([0-9]*\) kept broken.*/\1/p')
+  kb=$(sum 's/.*; \([0-9]*\) kept connections replaced.*/\1/p')
+  RTOT=$((rf + rs + rt + rk))
+  RETRIES="retries: $rf fabric, $rs server rdma, $rt stalled, $rk kept broken; $kb kept connections replaced before use"
   echo "profile $name: $T transfers, $F failed, $W failed in the window ($R of them 503)," \
     "$X wrong or unclean,"\
     "p50 ${P50} ms, $SECS s${win:+, longest failure ${worst} ms allowed, $A succeeded after it}"
+  echo "profile $name: $RETRIES"
   # what went wrong, once per kind (QP numbers and sizes folded)
   grep -v '^soak: pid' /tmp/fault.all.log |
     sed 's/QP 0x[0-9a-f]*/QP _/; s/of [0-9]* bytes/of N bytes/; s/after [0-9]* ms/after T ms/' |
@@ -75,23 +84,8 @@ profile() {
   [ "$X" -eq 0 ] || fail "$name: $X wrong bytes or unclean failures"
 }
 drops() { echo $(( $(fault_dropped hof0) + $(fault_dropped hof1) )); }
-# KNOWN BUG (docs/performance.md, "A kept connection broken between
-# transfers"): under loss or delay, a stray retransmitted request from the
-# server can reach a kept client QP after its window was invalidated; rxe
-# then moves that QP to error without the client seeing it, and its next
-# transfer fails cleanly at the window bind ("window bind completion failed:
-# work request flushed"). Seen in about 1 run in 3. Tolerated once per
-# profile and only with that signature, reported as XFAIL; any other
-# failure, a second one, or a wrong byte still fails.
-no_failure() { # NAME: F must be 0, or 1 with the known signature
-  [ "$F" -eq 0 ] && return 0
-  local k
-  k=$(grep -c "window bind completion failed: work request flushed" /tmp/fault.all.log)
-  if [ "$F" -eq 1 ] && [ "$k" -ge 1 ] && [ "$X" -eq 0 ]; then
-    echo "XFAIL: $1: 1 transfer failed at the window bind of a kept connection (known bug)"
-    return 0
-  fi
-  fail "$1: $F failed"
+no_failure() { # NAME: zero failed transfers at the application
+  [ "$F" -eq 0 ] || fail "$1: $F failed"
 }
 # p50 of one stream's small transfers (latency, not load): LAT
 probe() {
@@ -136,6 +130,8 @@ for loss in 0.1% 1%; do
 done
 
 echo "== delay 10ms"
+probe   # the reference again, right before: the VM's load moves it
+LAT_NONE=$LAT
 fault_roce delay 10ms
 probe
 profile "delay 10ms" "$FAULT_PER"
@@ -153,28 +149,43 @@ echo "duplicate requests seen by the rxe responders: $dup"
 [ "$dup" -gt 0 ] || fail "duplicate: no duplicate reached a responder"
 no_failure duplicate
 
-echo "== loss 5%: beyond the retry budget of a 1 MiB chunk; failures must be clean"
-rex0=$(fault_rxe_counter retry_exceeded_err)
-touch /tmp/fault-window
-fault_roce loss 5%
-profile "loss 5%" "$FAULT_PER" window=/tmp/fault-window
-rm -f /tmp/fault-window
-d=$(drops)
-echo "netem dropped $d RoCE packets; rxe retries exhausted: $(( $(fault_rxe_counter retry_exceeded_err) - rex0 ))"
-[ "$d" -gt 0 ] || fail "loss 5%: netem dropped nothing"
-fault_clear
+# loss 5% and loss 1% with jitter: rxe's go-back-N sometimes exhausts the
+# server's retry count (docs/performance.md, "Faults: root causes"). A GET
+# the server gives up is known at the stall bound and retried; a PUT's is
+# known only at its deadline (answer-first: nothing the client can observe
+# tells a server re-reading from one that gave up; D9's data-first
+# sequence, not built yet, answers it in the HTTP status), and a retry can
+# run out of deadline on this slow VM. So failures here must be clean
+# (hipObjRdmaError within the bound, no wrong byte) and are counted, not
+# yet zero.
+lossy() { # NAME NETEM...
+  local name=$1
+  shift
+  rex0=$(fault_rxe_counter retry_exceeded_err)
+  touch /tmp/fault-window
+  fault_roce "$@"
+  profile "$name" "$FAULT_PER" window=/tmp/fault-window
+  rm -f /tmp/fault-window
+  d=$(drops)
+  echo "netem dropped $d RoCE packets; rxe retries exhausted: $(( $(fault_rxe_counter retry_exceeded_err) - rex0 )); not absorbed: $W"
+  [ "$d" -gt 0 ] || fail "$name: netem dropped nothing"
+  fault_clear
+}
+echo "== loss 5%"
+lossy "loss 5%" loss 5%
+echo "== loss 1% delay 2ms 1ms: mild loss with jitter (reorders)"
+lossy "loss 1% delay 2ms 1ms" loss 1% delay 2ms 1ms
 
-echo "== delay 10ms 5ms: jitter reorders; KNOWN BUG: transfers stall to the timeout"
+echo "== delay 10ms 5ms: jitter reorders"
 ooo0=$(fault_rxe_counter out_of_seq_request)
-touch /tmp/fault-window
 fault_roce delay 10ms 5ms
-procs=$FAULT_PROCS; FAULT_PROCS=1   # each stall costs the transfer timeout
-profile "delay 10ms 5ms" 15 window=/tmp/fault-window
+procs=$FAULT_PROCS; FAULT_PROCS=1   # slow: go-back-N under reordering
+profile "delay 10ms 5ms" 15
 FAULT_PROCS=$procs
-rm -f /tmp/fault-window
 ooo=$(( $(fault_rxe_counter out_of_seq_request) - ooo0 ))
-echo "out-of-sequence requests at the rxe responders: $ooo; XFAIL: $W transfers stalled"
+echo "out-of-sequence requests at the rxe responders: $ooo"
 [ "$ooo" -gt 0 ] || fail "jitter: nothing arrived out of sequence"
+no_failure "delay 10ms 5ms"
 fault_clear
 
 # The blackout starts 3 s into the run; the window lasts until the server's
@@ -186,8 +197,9 @@ echo "== blackout: 100% loss for $FAULT_BLACKOUT s after 3 s; window $win s; the
 bo=$!
 profile "blackout ${FAULT_BLACKOUT}s" 10 window=/tmp/fault-blackout after=8
 wait $bo
-[ "$F" -eq 0 ] || [ "$F" -eq 1 ] || fail "blackout: $F failed outside it" # 1: no_failure judged it
-[ "$W" -gt 0 ] || fail "blackout: it hit no transfer"
+[ "$F" -eq 0 ] || fail "blackout: $F failed outside it"
+# what it hit failed cleanly in the window, or was retried to success
+[ "$W" -gt 0 ] || [ "$RTOT" -gt 0 ] || fail "blackout: it hit no transfer"
 [ "$A" -gt 0 ] || fail "blackout: no transfer succeeded after it"
 echo "server connections: $(curl -s "$ENDPOINT/_hipobj/stats" | sed -n 's/.*"connections":\({[^}]*}[^}]*}\).*/\1/p')"
 stop_server
