@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +27,33 @@ enum hs_method hs_method_of(const char *m)
 static uint64_t rd(const atomic_uint_fast64_t *c)
 {
   return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+static double tv_s(struct timeval t)
+{
+  return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
+/* The process's CPU time since it started (getrusage: every thread, user
+ * and system), and per transfer (HTTP objects in and out, RDMA transfers
+ * completed) and per GB moved (HTTP and RDMA bytes, both ways): a
+ * client compares two snapshots for a period's figures. */
+static void cpu_json(const struct hs_stats *s, struct hs_buf *out)
+{
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0)
+    return;
+  double user = tv_s(ru.ru_utime), sys = tv_s(ru.ru_stime);
+  uint64_t n = rd(&s->http_objects_in) + rd(&s->http_objects_out) +
+               rd(&s->rdma_completed);
+  uint64_t bytes = rd(&s->http_bytes_in) + rd(&s->http_bytes_out) +
+                   rd(&s->rdma_bytes_in) + rd(&s->rdma_bytes_out);
+  hs_buf_printf(out,
+                ",\"cpu\":{\"user_s\":%.6f,\"sys_s\":%.6f,\"transfers\":%llu,"
+                "\"bytes\":%llu,\"ms_per_transfer\":%.4f,\"s_per_gb\":%.4f}",
+                user, sys, (unsigned long long)n, (unsigned long long)bytes,
+                n ? (user + sys) * 1e3 / (double)n : 0.0,
+                bytes ? (user + sys) * 1e9 / (double)bytes : 0.0);
 }
 
 void hs_stats_json(const struct hs_stats *s, const char *conns,
@@ -68,6 +96,7 @@ void hs_stats_json(const struct hs_stats *s, const char *conns,
                 (unsigned long long)rd(&s->rdma_failures));
   hs_buf_printf(out, ",\"auth_failures\":%llu",
                 (unsigned long long)rd(&s->auth_failures));
+  cpu_json(s, out);
   if (conns)
     hs_buf_printf(out, ",\"connections\":%s", conns);
   if (more)

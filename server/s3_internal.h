@@ -92,6 +92,7 @@ struct hs_get {
   bool partial;             /* a range (or a part of several): 206 */
   unsigned parts_count;     /* ?partNumber= of a multipart object: its
                                part count, x-amz-mp-parts-count */
+  char part_checksum[HS_PART_CKSUM_MAX]; /* and the part's checksum line */
 };
 /* True with g filled; false with the error response set (and no reader). */
 bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g);

@@ -211,6 +211,8 @@ static enum hs_err part_range(struct hs_op *op, struct hs_get *g,
     g->count = l[op->part_number - 1].size;
     g->partial = true;
     g->parts_count = (unsigned)n;
+    memcpy(g->part_checksum, l[op->part_number - 1].checksum,
+           sizeof g->part_checksum);
   }
   free(l);
   return err;
@@ -272,8 +274,21 @@ bool hs_op_get_prepare(struct hs_op *op, bool reader, struct hs_get *g)
 void hs_op_get_headers(struct hs_op *op, const struct hs_get *g)
 {
   hs_op_object_headers(op, &g->info);
-  if (!g->partial) /* a checksum is of the whole object */
+  if (!g->partial) { /* a checksum is of the whole object */
     hs_op_checksum_headers(op, &g->info.attrs);
+  } else if (g->parts_count) { /* a part's: its own, the object's type */
+    struct hs_obj_attrs a;
+    size_t tl;
+    const char *t =
+        hs_attr_line(g->info.attrs.headers, "x-amz-checksum-type", &tl);
+    memset(&a, 0, sizeof a);
+    memcpy(a.headers, g->part_checksum, strnlen(g->part_checksum,
+                                                sizeof g->part_checksum));
+    if (t)
+      hs_attr_line_add(a.headers, sizeof a.headers, "x-amz-checksum-type", t,
+                       tl);
+    hs_op_checksum_headers(op, &a);
+  }
   if (g->parts_count)
     hs_resp_headerf(&op->resp, "x-amz-mp-parts-count", "%u", g->parts_count);
   op->resp.status = g->partial ? 206 : 200;

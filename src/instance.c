@@ -180,6 +180,8 @@ static hipObjOpError_t build(const struct ho_platform *plat,
   if (e == hipObjSuccess)
     e = ho_device_open(plat->verbs, plat->topo, inst->config.nic, &inst->dev);
   if (e == hipObjSuccess)
+    ho_device_set_spin(inst->dev, opts->spin_us);
+  if (e == hipObjSuccess)
     inst->config.gid_type = plat->topo->ops->gid_type(
         plat->topo, inst->dev->name, inst->dev->port, inst->dev->gid_index);
   if (e == hipObjSuccess)

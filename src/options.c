@@ -7,10 +7,12 @@
 #include "options.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/clock.h"
 #include "common/hex.h"
 #include "common/log.h"
 #include "common/size.h"
@@ -103,6 +105,33 @@ static void parse_gpu_runtime(const char *name, const char *v, char *field,
           name, shown, field);
 }
 
+/* auto, poll, or microseconds. */
+static void parse_spin(const char *name, const char *v, unsigned *field)
+{
+  if (strcmp(v, "auto") == 0) {
+    *field = HO_SPIN_US_AUTO;
+    return;
+  }
+  if (strcmp(v, "poll") == 0) {
+    *field = HO_SPIN_US_POLL;
+    return;
+  }
+  if (parse_decimal(v, 0, HO_SPIN_US_MAX, field))
+    return;
+  char shown[ECHO_MAX * 4 + 8];
+  escape_value(v, shown, sizeof shown);
+  char using[16];
+  if (*field == HO_SPIN_US_AUTO)
+    snprintf(using, sizeof using, "auto");
+  else if (*field == HO_SPIN_US_POLL)
+    snprintf(using, sizeof using, "poll");
+  else
+    snprintf(using, sizeof using, "%u", *field);
+  ho_warn("%s=\"%s\" ignored: expected auto, poll or a decimal number from "
+          "0 to %u; using %s",
+          name, shown, HO_SPIN_US_MAX, using);
+}
+
 /* NULL for unset and for set-but-empty (`VAR=` clears a setting). */
 static const char *lookup(ho_getenv_fn get, void *ctx, const char *name)
 {
@@ -112,7 +141,7 @@ static const char *lookup(ho_getenv_fn get, void *ctx, const char *name)
 
 /* ---- the table: one row per variable --------------------------------- */
 
-enum opt_kind { OPT_UNSIGNED, OPT_BOOL, OPT_GPU_RUNTIME };
+enum opt_kind { OPT_UNSIGNED, OPT_BOOL, OPT_GPU_RUNTIME, OPT_SPIN };
 
 /* Its name, its field, the accepted range (OPT_UNSIGNED), the default
  * (unsigned or bool; OPT_GPU_RUNTIME's is "auto") and the default as
@@ -146,6 +175,8 @@ static const struct opt_row rows[] = {
     {"HIPOBJ_RETRIES", OPT_UNSIGNED, FIELD(retries), 0, RETRIES_MAX, 3, "3"},
     {"HIPOBJ_STALL_TIMEOUT_MS", OPT_UNSIGNED, FIELD(stall_timeout_ms), 0,
      TIMEOUT_MS_MAX, 1000, "1000"},
+    {"HIPOBJ_SPIN_US", OPT_SPIN, FIELD(spin_us), 0, HO_SPIN_US_MAX,
+     HO_SPIN_US_AUTO, "auto: 0 us on Soft-RoCE or 2 CPUs or fewer, else 10"},
     {"HIPOBJ_DMABUF", OPT_BOOL, FIELD(dmabuf), 0, 0, true, "on"},
     {"HIPOBJ_REQUIRE_GPU_DIRECT", OPT_BOOL, FIELD(require_gpu_direct), 0, 0,
      false, "off"},
@@ -168,7 +199,7 @@ static void *field_of(struct ho_options *o, const struct opt_row *r)
 static void set_default(struct ho_options *o, const struct opt_row *r)
 {
   void *f = field_of(o, r);
-  if (r->kind == OPT_UNSIGNED)
+  if (r->kind == OPT_UNSIGNED || r->kind == OPT_SPIN)
     *(unsigned *)f = r->dflt;
   else if (r->kind == OPT_BOOL)
     *(bool *)f = r->dflt != 0;
@@ -184,6 +215,8 @@ static void parse_row(struct ho_options *o, const struct opt_row *r,
     parse_unsigned(r->name, v, r->min, r->max, f);
   else if (r->kind == OPT_BOOL)
     *(bool *)f = !starts_with_no(v);
+  else if (r->kind == OPT_SPIN)
+    parse_spin(r->name, v, f);
   else
     parse_gpu_runtime(r->name, v, f, sizeof o->gpu_runtime);
 }

@@ -28,6 +28,11 @@ struct ho_options {
   unsigned stall_timeout_ms;    /* HIPOBJ_STALL_TIMEOUT_MS: 1000, 0..86400000
                                    (0: none): a GET's attempt fails when
                                    nothing came from the server this long */
+  unsigned spin_us;             /* HIPOBJ_SPIN_US: auto (HO_SPIN_US_AUTO:
+                                   0 on Soft-RoCE or 2 CPUs or fewer, else
+                                   10), 0..1000000, or poll (HO_SPIN_US_POLL:
+                                   never block): how long a wait polls
+                                   before it blocks on the CQ's channel */
   /* Booleans: a value starting 0, n, N, f or F, or "off" in any case, is
    * false; any other non-empty value is true; empty is unset. */
   bool dmabuf;                  /* HIPOBJ_DMABUF: on */

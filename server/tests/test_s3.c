@@ -990,6 +990,8 @@ static void admin(void **state)
   assert_non_null(strstr(b, "\"rdma\":{\"requests\":"));
   assert_non_null(strstr(b, "\"http\":{\"bytes_in\":"));
   assert_non_null(strstr(b, "\"store\":{\"buckets\":0"));
+  assert_non_null(strstr(b, "\"cpu\":{\"user_s\":"));
+  assert_non_null(strstr(b, ",\"s_per_gb\":"));
   hs_op_free(op);
   expect(e, &(struct call){.method = "GET", .target = "/_hipobj/health"}, 200,
          NULL);

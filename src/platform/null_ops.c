@@ -142,6 +142,30 @@ static struct ibv_mw *null_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 
 static int null_dealloc_mw(struct ibv_mw *mw) { return EOPNOTSUPP; }
 
+static struct ibv_comp_channel *null_create_comp_channel(struct ibv_context *ctx)
+{
+  return null_ptr();
+}
+
+static int null_destroy_comp_channel(struct ibv_comp_channel *ch)
+{
+  return EOPNOTSUPP;
+}
+
+static int null_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+  return EOPNOTSUPP;
+}
+
+static int null_get_cq_event(struct ibv_comp_channel *ch, struct ibv_cq **cq,
+                             void **cq_ctx)
+{
+  errno = EOPNOTSUPP;
+  return -1;
+}
+
+static void null_ack_cq_events(struct ibv_cq *cq, unsigned int nevents) {}
+
 const struct ho_verbs_ops ho_verbs_null_ops = {
     "null",
     null_get_device_list,
@@ -168,6 +192,11 @@ const struct ho_verbs_ops ho_verbs_null_ops = {
     null_poll_cq,
     null_alloc_mw,
     null_dealloc_mw,
+    null_create_comp_channel,
+    null_destroy_comp_channel,
+    null_req_notify_cq,
+    null_get_cq_event,
+    null_ack_cq_events,
 };
 
 /* ---- topology ----------------------------------------------------------- */

@@ -50,6 +50,19 @@ struct ho_verbs_ops {
    * (IBV_WR_BIND_MW, IBV_WR_LOCAL_INV). */
   struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
   int (*dealloc_mw)(struct ibv_mw *mw);
+  /* Completion channels, for waits that block (docs/architecture.md, "Wait
+   * policy"): a CQ created on a channel, once armed by req_notify_cq
+   * (inline in the real header, through the context's ops), raises one
+   * event on the channel's fd at its next completion; get_cq_event reads
+   * it (EAGAIN-style -1 on an O_NONBLOCK fd with none), and every event
+   * read must be acknowledged (ack_cq_events, in batches) before the CQ
+   * is destroyed. */
+  struct ibv_comp_channel *(*create_comp_channel)(struct ibv_context *ctx);
+  int (*destroy_comp_channel)(struct ibv_comp_channel *ch);
+  int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+  int (*get_cq_event)(struct ibv_comp_channel *ch, struct ibv_cq **cq,
+                      void **cq_ctx);
+  void (*ack_cq_events)(struct ibv_cq *cq, unsigned int nevents);
 };
 
 /* The null table (null_ops.c): every entry present, each failing as its

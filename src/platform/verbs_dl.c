@@ -9,7 +9,8 @@
  * Nothing here calls an exported libibverbs function directly: the only
  * calls are through looked-up pointers or through the context's ops (the
  * header's static inline functions ibv_post_send, ibv_post_recv,
- * ibv_poll_cq, ibv_alloc_mw, ibv_dealloc_mw and verbs_get_ctx), so the library needs no link to
+ * ibv_poll_cq, ibv_alloc_mw, ibv_dealloc_mw, ibv_req_notify_cq and
+ * verbs_get_ctx), so the library needs no link to
  * libibverbs. */
 #include "platform/verbs.h"
 
@@ -48,7 +49,11 @@
   X(create_qp, REQUIRED)                                                       \
   X(modify_qp, REQUIRED)                                                       \
   X(query_qp, REQUIRED)                                                        \
-  X(destroy_qp, REQUIRED)
+  X(destroy_qp, REQUIRED)                                                       \
+  X(create_comp_channel, REQUIRED)                                             \
+  X(destroy_comp_channel, REQUIRED)                                            \
+  X(get_cq_event, REQUIRED)                                                    \
+  X(ack_cq_events, REQUIRED)
 
 struct ho_verbs_syms {
 #define HO_VERBS_FIELD(name, required) __typeof__(&ibv_##name) name;
@@ -106,6 +111,11 @@ static int ho_verbs_dealloc_mw(struct ibv_mw *mw)
   return ibv_dealloc_mw(mw);
 }
 
+static int ho_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+  return ibv_req_notify_cq(cq, solicited_only);
+}
+
 /* ---- loading ------------------------------------------------------------ */
 
 /* Looks up every symbol of the list; false if a required one is missing. */
@@ -152,6 +162,11 @@ static void fill_table(const struct ho_verbs_syms *s, struct ho_verbs_ops *o)
   o->poll_cq = ho_verbs_poll_cq;
   o->alloc_mw = ho_verbs_alloc_mw;
   o->dealloc_mw = ho_verbs_dealloc_mw;
+  o->create_comp_channel = s->create_comp_channel;
+  o->destroy_comp_channel = s->destroy_comp_channel;
+  o->req_notify_cq = ho_verbs_req_notify_cq;
+  o->get_cq_event = s->get_cq_event;
+  o->ack_cq_events = s->ack_cq_events;
 }
 
 static void load_libibverbs(void)

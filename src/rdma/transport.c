@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* ppoll */
 #include "rdma/transport.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -126,6 +132,7 @@ hipObjOpError_t ho_device_open(const struct ho_verbs_ops *v,
   if (!d->pd)
     goto close_ctx;
   probe_windows(d);
+  ho_device_set_spin(d, HO_SPIN_US_AUTO);
   *out = d;
   return hipObjSuccess;
 
@@ -145,6 +152,52 @@ void ho_device_close(struct ho_device *d)
   if (d->ctx)
     d->v->close_device(d->ctx);
   free(d);
+}
+
+/* ---- the wait policy --------------------------------------------------- */
+
+#define RXE_VENDOR_ID 0xffffffu /* rdma_rxe's device attribute */
+
+unsigned ho_spin_us_default(bool soft, long cpus)
+{
+  return soft || cpus <= 2 ? 0 : 10;
+}
+
+bool ho_device_is_soft(const struct ho_device *d)
+{
+  return d->vendor_id == RXE_VENDOR_ID || strncmp(d->name, "rxe", 3) == 0 ||
+         strncmp(d->name, "siw", 3) == 0;
+}
+
+/* The CPUs this process may run on (its affinity), else those online. */
+static long usable_cpus(void)
+{
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
+  return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/* A quarter of the process's file descriptors (RLIMIT_NOFILE, soft). */
+static unsigned channel_budget(void)
+{
+  struct rlimit r;
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0)
+    return 256;
+  if (r.rlim_cur == RLIM_INFINITY || r.rlim_cur / 4 > 65536)
+    return 65536;
+  return (unsigned)(r.rlim_cur / 4);
+}
+
+void ho_device_set_spin(struct ho_device *d, unsigned spin_us)
+{
+  d->max_channels = channel_budget();
+  d->block = spin_us != HO_SPIN_US_POLL;
+  if (spin_us == HO_SPIN_US_AUTO)
+    spin_us = ho_spin_us_default(ho_device_is_soft(d), usable_cpus());
+  else if (spin_us > HO_SPIN_US_MAX)
+    spin_us = 0; /* poll: the window is not used */
+  d->spin_ns = (uint64_t)spin_us * 1000u;
 }
 
 static uint8_t rd_atomic_for(const struct ho_device *d)
@@ -185,6 +238,53 @@ static int qp_to_init(struct ho_conn *c, int access)
                           IBV_QP_ACCESS_FLAGS);
 }
 
+/* A completion channel for the connection's CQ, if its waits may block. Its
+ * fd is non-blocking: the wait blocks in ppoll(), with a timeout. Without
+ * one (no channel, no fd left) the waits poll and back off, as before. */
+static void open_channel(struct ho_conn *c)
+{
+  const struct ho_verbs_ops *v = c->dev->v;
+  struct ho_device *d = c->dev;
+  if (!d->block)
+    return;
+  if (atomic_fetch_add(&d->channels, 1) >= d->max_channels) {
+    atomic_fetch_sub(&d->channels, 1);
+    ho_debug("%u completion channels already: this connection's waits poll",
+             d->max_channels);
+    return;
+  }
+  c->ch = v->create_comp_channel(d->ctx);
+  int fl = c->ch ? fcntl(c->ch->fd, F_GETFL) : -1;
+  if (c->ch && (fl < 0 || fcntl(c->ch->fd, F_SETFL, fl | O_NONBLOCK) != 0)) {
+    v->destroy_comp_channel(c->ch);
+    c->ch = NULL;
+  }
+  if (!c->ch) {
+    atomic_fetch_sub(&d->channels, 1);
+    ho_debug("no completion channel (%s): waits poll", strerror(errno));
+  }
+}
+
+static void close_channel(struct ho_conn *c)
+{
+  if (!c->ch)
+    return;
+  if (c->dev->v->destroy_comp_channel(c->ch) != 0)
+    ho_warn("cannot destroy a completion channel: leaked");
+  else
+    atomic_fetch_sub(&c->dev->channels, 1);
+  c->ch = NULL;
+}
+
+/* Acknowledge the events read (destroy_cq waits for every one). */
+static void ack_events(struct ho_conn *c)
+{
+  if (c->unacked) {
+    c->dev->v->ack_cq_events(c->cq, c->unacked);
+    c->unacked = 0;
+  }
+}
+
 hipObjOpError_t ho_conn_create(struct ho_device *d,
                                const struct ho_conn_attr *a,
                                struct ho_conn **out)
@@ -203,7 +303,12 @@ hipObjOpError_t ho_conn_create(struct ho_device *d,
   if (!c->msg_mr)
     goto free_msg;
   int cqe = (int)(a->max_send_wr + a->max_recv_wr);
-  c->cq = v->create_cq(d->ctx, cqe, NULL, NULL, 0);
+  open_channel(c);
+  c->cq = v->create_cq(d->ctx, cqe, NULL, c->ch, 0);
+  if (!c->cq && c->ch) {
+    close_channel(c); /* the waits of this one poll */
+    c->cq = v->create_cq(d->ctx, cqe, NULL, NULL, 0);
+  }
   if (!c->cq)
     goto dereg;
   struct ibv_qp_init_attr qa = {
@@ -230,6 +335,7 @@ destroy_qp:
 destroy_cq:
   v->destroy_cq(c->cq);
 dereg:
+  close_channel(c);
   v->dereg_mr(c->msg_mr);
 free_msg:
   free(c->msg);
@@ -250,8 +356,12 @@ void ho_conn_destroy(struct ho_conn *c)
     ho_warn("cannot destroy QP 0x%x: its resources are leaked", c->qp->qp_num);
     return;
   }
+  if (c->cq)
+    ack_events(c);
   if (c->cq && v->destroy_cq(c->cq) != 0)
     ho_warn("cannot destroy a CQ: leaked");
+  else
+    close_channel(c);
   if (c->msg_mr && v->dereg_mr(c->msg_mr) != 0) {
     ho_warn("cannot deregister a message MR: its memory is leaked");
     free(c);
@@ -428,11 +538,40 @@ void ho_conn_report_wc(struct ho_conn *c, const struct ibv_wc *wc)
   c->state = HO_CONN_BROKEN;
 }
 
+#define ACK_BATCH 16 /* events acknowledged together (a lock in verbs) */
+
+/* Blocks on c's channel until an event, the deadline or max_us, whichever
+ * comes first, and reads the events there are. */
+static void block_on_channel(struct ho_conn *c, uint64_t now,
+                             uint64_t deadline_ns, unsigned max_us)
+{
+  struct ho_device *d = c->dev;
+  uint64_t ns = deadline_ns - now; /* now < deadline_ns */
+  if (ns > (uint64_t)max_us * 1000u)
+    ns = (uint64_t)max_us * 1000u;
+  struct pollfd p = {.fd = c->ch->fd, .events = POLLIN};
+  struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+  bool got = false;
+  if (ppoll(&p, 1, &ts, NULL) > 0) {
+    struct ibv_cq *cq;
+    void *ctx;
+    while (d->v->get_cq_event(c->ch, &cq, &ctx) == 0) {
+      got = true;
+      c->armed = false; /* an event disarms the CQ */
+      if (++c->unacked >= ACK_BATCH)
+        ack_events(c);
+    }
+  }
+  atomic_fetch_add_explicit(got ? &d->wait_events : &d->wait_idle_wakes, 1,
+                            memory_order_relaxed);
+}
+
 enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
                               const atomic_bool *cancel, unsigned max_sleep_us,
                               ho_take_fn take, void *arg)
 {
   unsigned round = 0;
+  uint64_t spin_end = 0; /* 0: not spinning (the first empty poll starts) */
   for (;;) {
     struct ibv_wc wc;
     int n = ho_conn_poll(c, &wc, 1);
@@ -446,13 +585,32 @@ enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
         return HO_WAIT_DONE;
       if (t == HO_TAKE_ERROR)
         return HO_WAIT_ERROR;
+      spin_end = 0; /* work moves: spin again before blocking */
       continue;
     }
     if (cancel && atomic_load(cancel))
       return HO_WAIT_CANCELLED;
-    if (ho_now_ns() >= deadline_ns)
+    uint64_t now = ho_now_ns();
+    if (now >= deadline_ns)
       return HO_WAIT_TIMEOUT;
-    ho_backoff(&round, max_sleep_us);
+    if (!c->ch) {
+      ho_backoff(&round, max_sleep_us);
+      continue;
+    }
+    if (spin_end == 0)
+      spin_end = now + c->dev->spin_ns;
+    if (now < spin_end)
+      continue;
+    if (!c->armed) {
+      if (c->dev->v->req_notify_cq(c->cq, 0) != 0) {
+        ho_backoff(&round, max_sleep_us);
+        continue;
+      }
+      c->armed = true;
+      atomic_fetch_add_explicit(&c->dev->wait_arms, 1, memory_order_relaxed);
+      continue; /* poll again: what came before the arm raises no event */
+    }
+    block_on_channel(c, now, deadline_ns, max_sleep_us);
   }
 }
 

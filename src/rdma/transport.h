@@ -34,7 +34,33 @@ struct ho_device {
   /* QP state transitions made through this device (every modify_qp that
    * changes a state): the cost that persistent connections avoid. */
   _Atomic uint64_t qp_transitions;
+  /* The wait policy (ho_conn_wait; docs/architecture.md, "Wait policy"),
+   * set before the device is shared: poll for spin_ns after the last
+   * completion, then, if block, arm the CQ and block on its channel. */
+  uint64_t spin_ns;
+  bool block;
+  /* Channels are fds: at most max_channels live at once (a quarter of
+   * RLIMIT_NOFILE's soft limit, so that sockets keep theirs); beyond it a
+   * connection's waits poll (ho_backoff). */
+  unsigned max_channels;
+  _Atomic unsigned channels;
+  /* What the waits did through this device: CQs armed, completion events
+   * woken by, blocks that ended without one (timeout or the sleep cap). */
+  _Atomic uint64_t wait_arms;
+  _Atomic uint64_t wait_events;
+  _Atomic uint64_t wait_idle_wakes;
 };
+
+/* The default spin window: 0 on a software RDMA device (Soft-RoCE, whose
+ * packet work needs the CPU a spinning thread takes) or with 2 CPUs or
+ * fewer, else 10 us. */
+unsigned ho_spin_us_default(bool soft, long cpus);
+/* Whether the device is software RDMA (rxe, siw): by its name or rxe's
+ * vendor ID. */
+bool ho_device_is_soft(const struct ho_device *d);
+/* The policy of HIPOBJ_SPIN_US (a number of microseconds, HO_SPIN_US_AUTO
+ * or HO_SPIN_US_POLL, common/clock.h) for d, before d is shared. */
+void ho_device_set_spin(struct ho_device *d, unsigned spin_us);
 
 /* Open `name` on its first ACTIVE port and choose the GID (ho_select_gid).
  * Errors: NicNotFound (no such device, no active port), RdmaError. */
@@ -64,6 +90,9 @@ enum ho_conn_state { HO_CONN_INIT, HO_CONN_RTS, HO_CONN_BROKEN, HO_CONN_RETIRED 
 struct ho_conn {
   struct ho_device *dev;
   struct ibv_cq *cq;
+  struct ibv_comp_channel *ch; /* the CQ's, O_NONBLOCK; NULL: never blocks */
+  bool armed;                  /* CQ armed, its event not read yet */
+  unsigned unacked;            /* events read, not acknowledged yet */
   struct ibv_qp *qp;
   struct ibv_mr *msg_mr;
   uint8_t *msg;  /* [0, HO_MSG_SIZE) receive slot, then the send slot */
@@ -124,10 +153,15 @@ int ho_conn_poll(struct ho_conn *c, struct ibv_wc *wc, int n);
  * Every wait on a connection's CQ goes through ho_conn_wait(): the client's
  * wait for final and for an invalidation, the engine's waits for a
  * completion and for ready. It polls one completion at a time and hands
- * each to `take`; between empty polls it backs off (ho_backoff: spin,
- * yield, then sleep at most max_sleep_us); it ends when `take` says done
- * or fails, when the deadline (ho_now_ns clock) passes, or when *cancel
- * (may be NULL) is set. The caller reports a timeout in its own words. */
+ * each to `take`; after an empty poll it spins for the device's spin_ns,
+ * then arms the CQ, polls once more (a completion that came before the arm
+ * raises no event), and blocks on the CQ's channel for at most
+ * max_sleep_us at a time; without a channel (or with HIPOBJ_SPIN_US=poll)
+ * it backs off instead (ho_backoff: spin, yield, then sleep at most
+ * max_sleep_us). It ends when `take` says done or fails, when the deadline
+ * (ho_now_ns clock) passes, or when *cancel (may be NULL) is set: both are
+ * looked at after every empty poll, so a block never hides them for more
+ * than max_sleep_us. The caller reports a timeout in its own words. */
 enum ho_take { HO_TAKE_MORE, HO_TAKE_DONE, HO_TAKE_ERROR };
 enum ho_wait_end {
   HO_WAIT_DONE,

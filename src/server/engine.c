@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/thread_safety.h"
+#include "options.h"
 #include "rdma/select.h"
 #include "rdma/transport.h"
 #include "rdma/vendor.h"
@@ -305,6 +306,22 @@ static void init_conds(struct ho_engine *e)
   pthread_condattr_destroy(&ca);
 }
 
+/* The server's wait policy: HIPOBJ_SPIN_US from its environment, read as
+ * the client library reads it (the only variable the engine reads). */
+static const char *spin_variable(const char *name, void *ctx)
+{
+  (void)ctx;
+  return strcmp(name, "HIPOBJ_SPIN_US") == 0 ? getenv(name) : NULL;
+}
+
+static void set_wait_policy(struct ho_device *d)
+{
+  struct ho_options o;
+  ho_options_defaults(&o);
+  ho_options_parse(&o, spin_variable, NULL);
+  ho_device_set_spin(d, o.spin_us);
+}
+
 hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
                                  const struct ho_engine_config *cfg,
                                  struct ho_engine **out)
@@ -324,6 +341,7 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   if (err == hipObjSuccess)
     err = ho_device_open(plat->verbs, plat->topo, name, &e->dev);
   if (err == hipObjSuccess) {
+    set_wait_policy(e->dev);
     const struct ho_qp_tuning *t = ho_vendor_tuning(e->dev->vendor_id);
     e->grace_ns = ho_retire_grace_ns(t, (uint64_t)e->cfg.grace_ms * MS);
     e->finish_wait_ns = 2 * ho_qp_retry_budget_ns(t);

@@ -25,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/thread_safety.h"
@@ -68,6 +70,7 @@ static void fake_init_locked(void) HO_REQUIRES(fake_lock)
   fake_list_init(&fab.mws);
   fake_list_init(&fab.cqs);
   fake_list_init(&fab.qps);
+  fake_list_init(&fab.chans);
   fake_list_init(&fab.pkts);
   fake_settings_default();
   fab.ready = true;
@@ -179,6 +182,15 @@ static void fake_cq_push(struct fake_cq *cq, const struct ibv_wc *wc,
   e->qp = qp;
   e->release = release;
   cq->count++;
+  if (cq->armed && cq->ch) {
+    /* As a NIC: the first completion after the arm raises one event. */
+    uint64_t one = 1;
+    cq->armed = false;
+    cq->events++;
+    cq->ctx->dev->stats.cq_events++;
+    if (write(cq->ch->ibch.fd, &one, sizeof one) != (ssize_t)sizeof one)
+      abort(); /* an eventfd write fails only on overflow */
+  }
 }
 
 /* Removes qp's entries, keeping the others in order. */
@@ -1005,9 +1017,22 @@ static const char *fake_get_device_name(struct ibv_device *d)
   return name;
 }
 
-static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+static int fake_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-  return EOPNOTSUPP;
+  struct fake_cq *cq;
+  int err = fake_enter(FV_req_notify_cq);
+  cq = err ? NULL : FAKE_FIND(&fab.cqs, ibcq, struct fake_cq);
+  if (!err && !cq)
+    err = EINVAL;
+  if (!err && solicited_only)
+    err = EOPNOTSUPP; /* the library arms for every completion */
+  if (!err) {
+    /* Entries already in the CQ raise nothing: only the next one. */
+    cq->armed = true;
+    cq->ctx->dev->stats.cq_arms++;
+  }
+  fake_leave();
+  return err;
 }
 
 static int fake_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -1063,7 +1088,7 @@ static int fake_close_device(struct ibv_context *ibctx)
   c = err ? NULL : FAKE_FIND(&fab.ctxs, ibctx, struct fake_ctx);
   if (!err && !c)
     err = EINVAL;
-  if (!err && (c->n_pd || c->n_cq || c->n_qp))
+  if (!err && (c->n_pd || c->n_cq || c->n_qp || c->n_ch))
     err = EBUSY;
   if (!err) {
     fake_list_del(&c->link);
@@ -1431,12 +1456,19 @@ static struct ibv_cq *fake_create_cq(struct ibv_context *ibctx, int cqe,
   struct fake_cq *cq = NULL;
   int err = fake_enter(FV_create_cq);
   c = err ? NULL : FAKE_FIND(&fab.ctxs, ibctx, struct fake_ctx);
-  if (!err && ch)
-    err = EOPNOTSUPP; /* no completion channels in the fake */
+  struct fake_channel *fch =
+      err || !ch ? NULL : FAKE_FIND(&fab.chans, ch, struct fake_channel);
+  if (!err && ch && (!fch || fch->ctx != c))
+    err = EINVAL;
   if (!err && (!c || cqe < 1 || cqe > c->dev->cfg.max_cqe || vector != 0))
     err = EINVAL;
   if (!err && !(cq = fake_cq_new(c, cqe, cq_ctx)))
     err = ENOMEM;
+  if (cq && fch) {
+    cq->ch = fch;
+    cq->ibcq.channel = &fch->ibch;
+    fch->n_cq++;
+  }
   fake_leave();
   if (err)
     errno = err;
@@ -1445,6 +1477,16 @@ static struct ibv_cq *fake_create_cq(struct ibv_context *ibctx, int cqe,
 
 static void fake_cq_free(struct fake_cq *cq) HO_REQUIRES(fake_lock)
 {
+  if (cq->ch) {
+    /* Its events not read yet leave the channel with it, as in the
+     * kernel: take their counts off the eventfd (it holds at least as
+     * many, so these reads do not block). */
+    uint64_t one;
+    for (; cq->events > 0; cq->events--)
+      if (read(cq->ch->ibch.fd, &one, sizeof one) != (ssize_t)sizeof one)
+        break;
+    cq->ch->n_cq--;
+  }
   cq->ctx->n_cq--;
   fake_list_del(&cq->link);
   fab.n_live--;
@@ -1463,6 +1505,11 @@ static int fake_destroy_cq(struct ibv_cq *ibcq)
     err = EINVAL;
   if (!err && cq->n_qp)
     err = EBUSY;
+  if (!err && cq->unacked) {
+    /* libibverbs would wait forever for the acknowledgements. */
+    cq->ctx->dev->stats.cq_destroy_unacked++;
+    err = EBUSY;
+  }
   if (!err)
     fake_cq_free(cq);
   fake_leave();
@@ -1485,6 +1532,110 @@ static int fake_poll_cq(struct ibv_cq *ibcq, int n, struct ibv_wc *wc)
     rc = fake_cq_pop(cq, n, wc);
   fake_leave();
   return rc;
+}
+
+/* ---- completion channels ---------------------------------------------- */
+
+static struct ibv_comp_channel *fake_create_comp_channel(struct ibv_context *ibctx)
+{
+  struct fake_channel *ch = NULL;
+  struct fake_ctx *c;
+  int err = fake_enter(FV_create_comp_channel);
+  c = err ? NULL : FAKE_FIND(&fab.ctxs, ibctx, struct fake_ctx);
+  if (!err && !c)
+    err = EINVAL;
+  if (!err && !(ch = calloc(1, sizeof *ch)))
+    err = ENOMEM;
+  if (!err) {
+    ch->ibch.fd = eventfd(0, EFD_SEMAPHORE | EFD_CLOEXEC);
+    if (ch->ibch.fd < 0) {
+      err = errno;
+      free(ch);
+      ch = NULL;
+    }
+  }
+  if (!err) {
+    ch->ibch.context = ibctx;
+    ch->ctx = c;
+    c->n_ch++;
+    fake_list_add(&fab.chans, &ch->link);
+    fab.n_live++;
+  }
+  fake_leave();
+  if (err)
+    errno = err;
+  return ch ? &ch->ibch : NULL;
+}
+
+static void fake_channel_free(struct fake_channel *ch) HO_REQUIRES(fake_lock)
+{
+  ch->ctx->n_ch--;
+  fake_list_del(&ch->link);
+  fab.n_live--;
+  close(ch->ibch.fd);
+  free(ch);
+}
+
+static int fake_destroy_comp_channel(struct ibv_comp_channel *ibch)
+{
+  struct fake_channel *ch;
+  int err = fake_enter(FV_destroy_comp_channel);
+  ch = err ? NULL : FAKE_FIND(&fab.chans, ibch, struct fake_channel);
+  if (!err && !ch)
+    err = EINVAL;
+  if (!err && ch->n_cq)
+    err = EBUSY;
+  if (!err)
+    fake_channel_free(ch);
+  fake_leave();
+  return err; /* as libibverbs: the errno value (EBUSY with CQs on it) */
+}
+
+/* As libibverbs: reads one event from the fd (blocking unless the fd is
+ * O_NONBLOCK; read before the fabric's lock is taken) and names its CQ. */
+static int fake_get_cq_event(struct ibv_comp_channel *ibch,
+                             struct ibv_cq **out, void **cq_ctx)
+{
+  uint64_t one;
+  if (read(ibch->fd, &one, sizeof one) != (ssize_t)sizeof one)
+    return -1; /* errno from read: EAGAIN when non-blocking and empty */
+  struct fake_cq *cq = NULL;
+  int err = fake_enter(FV_get_cq_event);
+  struct fake_channel *ch =
+      err ? NULL : FAKE_FIND(&fab.chans, ibch, struct fake_channel);
+  if (!err && !ch)
+    err = EINVAL;
+  for (struct fake_link *l = fab.cqs.next; !err && l != &fab.cqs; l = l->next) {
+    struct fake_cq *q = fake_container(l, struct fake_cq, link);
+    if (q->ch == ch && q->events > 0) {
+      cq = q;
+      break;
+    }
+  }
+  if (!err && !cq)
+    err = EAGAIN; /* its CQ was destroyed meanwhile */
+  if (!err) {
+    cq->events--;
+    cq->unacked++;
+    *out = &cq->ibcq;
+    if (cq_ctx)
+      *cq_ctx = cq->ibcq.cq_context;
+  }
+  fake_leave();
+  if (err)
+    errno = err;
+  return err ? -1 : 0;
+}
+
+static void fake_ack_cq_events(struct ibv_cq *ibcq, unsigned int nevents)
+{
+  fake_enter(FV_ack_cq_events);
+  struct fake_cq *cq = FAKE_FIND(&fab.cqs, ibcq, struct fake_cq);
+  if (cq && nevents <= cq->unacked)
+    cq->unacked -= nevents;
+  else if (cq)
+    cq->ctx->dev->stats.cq_acks_bad++; /* more than were read */
+  fake_leave();
 }
 
 /* ---- QPs --------------------------------------------------------------- */
@@ -2055,6 +2206,11 @@ const struct ho_verbs_ops fake_verbs_ops = {
     .poll_cq = fake_poll_cq,
     .alloc_mw = fake_alloc_mw,
     .dealloc_mw = fake_dealloc_mw,
+    .create_comp_channel = fake_create_comp_channel,
+    .destroy_comp_channel = fake_destroy_comp_channel,
+    .req_notify_cq = fake_req_notify_cq,
+    .get_cq_event = fake_get_cq_event,
+    .ack_cq_events = fake_ack_cq_events,
 };
 
 /* ---- control API: fabric ----------------------------------------------- */
@@ -2069,6 +2225,9 @@ static void fake_free_all(void) HO_REQUIRES(fake_lock)
   }
   while (fab.cqs.next != &fab.cqs)
     fake_cq_free(fake_container(fab.cqs.next, struct fake_cq, link));
+  while (fab.chans.next != &fab.chans)
+    fake_channel_free(
+        fake_container(fab.chans.next, struct fake_channel, link));
   while (fab.mrs.next != &fab.mrs) {
     struct fake_link *l = fab.mrs.next;
     fake_list_del(l);

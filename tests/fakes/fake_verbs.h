@@ -334,6 +334,12 @@ struct fake_dev_stats {
   uint64_t mw_invalidations; /* windows unbound by LOCAL_INV or SEND_WITH_INV */
   uint64_t remote_access_errors; /* responder: READ/WRITE refused (rkey,
                                     range, access, window's QP) */
+  /* Completion channels (an eventfd per channel, one count per event): */
+  uint64_t cq_arms;        /* req_notify_cq calls on this device's CQs */
+  uint64_t cq_events;      /* events raised: a push into an armed CQ */
+  uint64_t cq_acks_bad;    /* ack_cq_events of more than were read */
+  uint64_t cq_destroy_unacked; /* destroy_cq refused: events unacknowledged
+                                  (libibverbs would hang) */
 };
 
 int fake_device_stats(const char *dev, struct fake_dev_stats *out);
@@ -344,7 +350,8 @@ int fake_device_stats(const char *dev, struct fake_dev_stats *out);
  * "modify_qp", "post_send", ...): lets `skip` calls through, then fails the
  * next `count` with err (NULL + errno, the errno value, -1 + errno or
  * -err for poll_cq, as the verb reports errors). count 0 clears.
- * free_device_list and get_device_name cannot fail. EINVAL: unknown name. */
+ * free_device_list, get_device_name and ack_cq_events cannot fail.
+ * EINVAL: unknown name. */
 int fake_verb_fail(const char *verb, unsigned skip, unsigned count, int err);
 
 /* Calls of a verb since the reset (for fail-each-call-in-turn loops);

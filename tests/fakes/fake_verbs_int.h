@@ -79,7 +79,7 @@ struct fake_ctx {
   struct ibv_context ibctx;
   struct fake_link link;
   struct fake_dev *dev;
-  unsigned n_pd, n_cq, n_qp;
+  unsigned n_pd, n_cq, n_qp, n_ch;
 };
 
 struct fake_pd {
@@ -120,6 +120,15 @@ struct fake_cqe {
   unsigned release; /* SQ slots freed when polled (sq_release_on_poll) */
 };
 
+/* A completion channel: an eventfd (EFD_SEMAPHORE, one count per event)
+ * as its fd; which CQs have events is kept on the CQs. */
+struct fake_channel {
+  struct ibv_comp_channel ibch;
+  struct fake_link link;
+  struct fake_ctx *ctx;
+  unsigned n_cq;
+};
+
 struct fake_cq {
   struct ibv_cq ibcq;
   struct fake_link link;
@@ -128,6 +137,10 @@ struct fake_cq {
   int cap, head, count;
   unsigned n_qp;
   bool overflowed;
+  struct fake_channel *ch; /* NULL: created without one */
+  bool armed;              /* req_notify_cq: an event at the next push */
+  unsigned events;         /* raised on ch, not read yet */
+  unsigned unacked;        /* read, not acknowledged yet */
 };
 
 enum fake_phase { FAKE_QUEUED, FAKE_SENT, FAKE_WAIT, FAKE_DONE };
@@ -202,6 +215,7 @@ _Static_assert(offsetof(struct fake_ctx, ibctx) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_pd, ibpd) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_mr, ibmr) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_cq, ibcq) == 0, "ibv struct first");
+_Static_assert(offsetof(struct fake_channel, ibch) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_mw, ibmw) == 0, "ibv struct first");
 _Static_assert(offsetof(struct fake_qp, ibqp) == 0, "ibv struct first");
 
@@ -210,7 +224,9 @@ _Static_assert(offsetof(struct fake_qp, ibqp) == 0, "ibv struct first");
   X(close_device) X(query_device) X(query_port) X(query_gid) X(alloc_pd)    \
   X(dealloc_pd) X(reg_mr) X(reg_dmabuf_mr) X(dereg_mr) X(create_cq)         \
   X(destroy_cq) X(create_qp) X(modify_qp) X(query_qp) X(destroy_qp)         \
-  X(post_send) X(post_recv) X(poll_cq) X(alloc_mw) X(dealloc_mw)
+  X(post_send) X(post_recv) X(poll_cq) X(alloc_mw) X(dealloc_mw)           \
+  X(create_comp_channel) X(destroy_comp_channel) X(req_notify_cq)           \
+  X(get_cq_event) X(ack_cq_events)
 
 #define FAKE_VERB_ENUM(n) FV_##n,
 enum fake_verb { FAKE_VERB_LIST(FAKE_VERB_ENUM) FV_COUNT };
@@ -225,7 +241,7 @@ struct fake_fabric {
   bool ready;
   struct fake_dev *dev[FAKE_MAX_DEVICES];
   int n_dev;
-  struct fake_link ctxs, pds, mrs, mws, cqs, qps;
+  struct fake_link ctxs, pds, mrs, mws, cqs, qps, chans;
   int n_live;
   double scale;
   bool manual;

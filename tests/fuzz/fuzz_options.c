@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* The options parser on arbitrary values: the input is split at NUL bytes
- * into up to fifteen values, given in turn to HIPOBJ_MAX_TRANSFERS,
+ * into up to sixteen values, given in turn to HIPOBJ_MAX_TRANSFERS,
  * HIPOBJ_STAGE_TIMEOUT_MS, HIPOBJ_TRANSFER_TIMEOUT_MS, HIPOBJ_DMABUF,
  * HIPOBJ_REQUIRE_GPU_DIRECT, HIPOBJ_RDMA_DEBUG, HIPOBJ_GPU_RUNTIME,
  * HIPOBJ_MAX_CONNECTIONS, HIPOBJ_IDLE_TIMEOUT_MS, HIPOBJ_WAIT_TIMEOUT_MS,
  * HIPOBJ_SCOPED_TOKENS, HIPOBJ_REQUIRE_SCOPED_TOKENS, HIPOBJ_MAX_RAILS,
- * HIPOBJ_RETRIES and HIPOBJ_STALL_TIMEOUT_MS.
+ * HIPOBJ_RETRIES, HIPOBJ_STALL_TIMEOUT_MS and HIPOBJ_SPIN_US.
  * Whatever they hold, every field must stay in its documented range. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "options.h"
 
-#define NVARS 15
+#define NVARS 16
 
 static const char *const names[NVARS] = {
     "HIPOBJ_MAX_TRANSFERS",      "HIPOBJ_STAGE_TIMEOUT_MS",
@@ -23,7 +24,7 @@ static const char *const names[NVARS] = {
     "HIPOBJ_IDLE_TIMEOUT_MS",    "HIPOBJ_WAIT_TIMEOUT_MS",
     "HIPOBJ_SCOPED_TOKENS",      "HIPOBJ_REQUIRE_SCOPED_TOKENS",
     "HIPOBJ_MAX_RAILS",          "HIPOBJ_RETRIES",
-    "HIPOBJ_STALL_TIMEOUT_MS",
+    "HIPOBJ_STALL_TIMEOUT_MS",   "HIPOBJ_SPIN_US",
 };
 
 struct values {
@@ -56,6 +57,9 @@ static void check(const struct ho_options *o)
   if (o->idle_timeout_ms < 1 || o->idle_timeout_ms > 86400000u)
     abort();
   if (o->wait_timeout_ms < 1 || o->wait_timeout_ms > 86400000u)
+    abort();
+  if (o->spin_us > HO_SPIN_US_MAX && o->spin_us != HO_SPIN_US_AUTO &&
+      o->spin_us != HO_SPIN_US_POLL)
     abort();
   if (!memchr(o->gpu_runtime, '\0', sizeof o->gpu_runtime))
     abort();

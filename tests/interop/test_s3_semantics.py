@@ -418,6 +418,11 @@ def attributes_and_parts(s3, c, b):
         c.eq((h["ContentLength"], h["PartsCount"]), (n, 3),
              "HeadObject PartNumber=%d" % (i + 1))
         off += n
+    r = s3.head_object(Bucket=b, Key="mp", PartNumber=2,
+                       ChecksumMode="ENABLED")
+    c.eq((r.get("ChecksumSHA256"), r["ResponseMetadata"]["HTTPHeaders"].get(
+        "x-amz-checksum-type")), (parts[1]["ChecksumSHA256"], "COMPOSITE"),
+         "a part's checksum, the object's checksum type")
     c.eq(error_of(s3.get_object, Bucket=b, Key="mp", PartNumber=4),
          ("InvalidPart", 400), "PartNumber past the last")
     s3.put_object(Bucket=b, Key="one", Body=b"body")

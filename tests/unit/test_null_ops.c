@@ -88,6 +88,15 @@ static void verbs(void **state)
   assert_int_equal(v->post_recv(NULL, &rwr, &rbad), EOPNOTSUPP);
   assert_ptr_equal(rbad, &rwr);
   assert_true(v->poll_cq(NULL, 1, NULL) < 0);
+  errno = 0;
+  assert_null(v->create_comp_channel(NULL));
+  assert_int_equal(errno, EOPNOTSUPP);
+  assert_int_equal(v->destroy_comp_channel(NULL), EOPNOTSUPP);
+  assert_int_equal(v->req_notify_cq(NULL, 0), EOPNOTSUPP);
+  errno = 0;
+  assert_int_equal(v->get_cq_event(NULL, NULL, NULL), -1);
+  assert_int_equal(errno, EOPNOTSUPP);
+  v->ack_cq_events(NULL, 1);
 }
 
 static void topology(void **state)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "hipobj.h"
 #include "options.h"
 
@@ -116,6 +117,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->wait_timeout_ms, 10000);
   assert_int_equal(o->retries, 3);
   assert_int_equal(o->stall_timeout_ms, 1000);
+  assert_int_equal(o->spin_us, HO_SPIN_US_AUTO);
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
   assert_false(o->rdma_debug);
@@ -145,7 +147,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 15); /* each variable read once */
+  assert_int_equal(e.lookups, 16); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -294,6 +296,28 @@ static void test_stall_timeout(void **state)
   static const char *const bad[] = {"86400001", "2s"};
   check_int_invalid("HIPOBJ_STALL_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
                     "using 1000");
+}
+
+static void test_spin_us(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {
+      {"0", 0}, {"10", 10}, {"1000000", 1000000}};
+  check_int_valid("HIPOBJ_SPIN_US", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, spin_us));
+  static const struct {
+    const char *v;
+    unsigned want;
+  } words[] = {{"auto", HO_SPIN_US_AUTO}, {"poll", HO_SPIN_US_POLL}};
+  for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+    struct capture c;
+    struct ho_options o = parse_one("HIPOBJ_SPIN_US", words[i].v, &c);
+    expect_quiet(&c);
+    assert_int_equal(o.spin_us, words[i].want);
+  }
+  static const char *const bad[] = {"1000001", "-1", "10us", "Poll", "auto "};
+  check_int_invalid("HIPOBJ_SPIN_US", bad, sizeof bad / sizeof bad[0],
+                    "using auto");
 }
 
 static void test_max_rails(void **state)
@@ -556,7 +580,7 @@ static void test_env_var_list(void **state)
       assert_string_not_equal(names[k], names[n]);
     n++;
   }
-  assert_int_equal(n, 15);
+  assert_int_equal(n, 16);
   bool conns = false, idle = false;
   for (uint32_t k = 0; k < n; k++) {
     conns |= !strcmp(names[k], "HIPOBJ_MAX_CONNECTIONS");
@@ -589,6 +613,7 @@ int main(void)
       cmocka_unit_test(test_retries),
       cmocka_unit_test(test_stall_timeout),
       cmocka_unit_test(test_max_rails),
+      cmocka_unit_test(test_spin_us),
       cmocka_unit_test(test_scoped_tokens),
       cmocka_unit_test(test_invalid_keeps_current_value),
       cmocka_unit_test(test_empty_is_unset),

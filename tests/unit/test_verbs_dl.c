@@ -102,6 +102,10 @@ static void test_required_entries_resolve(void **state)
   SAME_AS_SYMBOL(modify_qp);
   SAME_AS_SYMBOL(query_qp);
   SAME_AS_SYMBOL(destroy_qp);
+  SAME_AS_SYMBOL(create_comp_channel);
+  SAME_AS_SYMBOL(destroy_comp_channel);
+  SAME_AS_SYMBOL(get_cq_event);
+  SAME_AS_SYMBOL(ack_cq_events);
   /* Exported, though wrapped (the header's query_port logic). */
   assert_non_null(dlsym(lib, "ibv_query_port"));
 }
@@ -131,7 +135,10 @@ static void test_table_complete(void **state)
       (const void *)ops->create_qp,       (const void *)ops->modify_qp,
       (const void *)ops->query_qp,        (const void *)ops->destroy_qp,
       (const void *)ops->post_send,       (const void *)ops->post_recv,
-      (const void *)ops->poll_cq,
+      (const void *)ops->poll_cq,         (const void *)ops->req_notify_cq,
+      (const void *)ops->create_comp_channel,
+      (const void *)ops->destroy_comp_channel,
+      (const void *)ops->get_cq_event,    (const void *)ops->ack_cq_events,
   };
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
     if (!entries[i])

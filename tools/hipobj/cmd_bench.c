@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* hipobj bench s3://BUCKET[/PREFIX]: for each object size and each number
  * of concurrent requests, PUT then GET, and report throughput, latency
- * percentiles and the path that moved the bytes (from the client's
- * counters). A table, or JSON with --json. */
+ * percentiles, the path that moved the bytes (from the client's counters)
+ * and the process's CPU time (getrusage, user and system, every thread)
+ * per transfer and per GB; with --vs-http each point runs again through a
+ * plain-HTTP client, for the same figures. A table, or JSON with --json. */
 #include <pthread.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,7 @@ static const char usage[] =
     "usage: hipobj bench s3://BUCKET[/PREFIX] [--sizes LIST] "
     "[--concurrency LIST]\n"
     "                    [--iterations N] [--ops get,put] [--json] [--keep]\n"
-    "                    [--gpu N | --host] [options]\n";
+    "                    [--vs-http] [--gpu N | --host] [options]\n";
 
 struct plan {
   uint64_t sizes[MAX_POINTS];
@@ -42,12 +45,16 @@ struct point {
   double transitions; /* QP state transitions per transfer */
   /* Retries inside the library, by cause (docs/protocol.md, section 7). */
   uint64_t retry_fabric, retry_server, retry_stalled, retry_kept;
+  /* The process's CPU seconds over the point (getrusage). */
+  double cpu_user, cpu_sys;
 };
 
 struct bench {
   struct tool_session *s;
   const struct tool_opts *o;
   struct plan *pl;
+  hipObjS3Client_t *client; /* the one the point runs through */
+  hipObjS3Client_t *http;   /* --vs-http: plain HTTP only */
   struct tool_buf bufs[HIPOBJ_S3_MAX_CONCURRENCY];
 };
 
@@ -148,9 +155,9 @@ static void *run_job(void *arg)
   for (unsigned i = 0; i < j->iters; i++) {
     double t0 = tool_now();
     hipObjS3Status_t st =
-        j->get ? hipObjS3GetObject(b->s->client, b->pl->bucket, key, p,
+        j->get ? hipObjS3GetObject(b->client, b->pl->bucket, key, p,
                                    (size_t)j->size, mem, &j->fail)
-               : hipObjS3PutObject(b->s->client, b->pl->bucket, key, p,
+               : hipObjS3PutObject(b->client, b->pl->bucket, key, p,
                                    (size_t)j->size, mem, &j->fail);
     j->lat[i] = tool_now() - t0;
     if (st != hipObjS3Ok) {
@@ -181,6 +188,11 @@ static void path_of(const hipObjS3Counters_t *a, const hipObjS3Counters_t *z,
   snprintf(out, cap, "%s", rdma && http ? "mixed" : rdma ? "RDMA" : "HTTP");
 }
 
+static double tv_s(struct timeval t)
+{
+  return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
 /* One (op, size, conc) point: conc threads, iters requests each. */
 static int run_point(struct bench *b, bool get, uint64_t size, unsigned conc,
                      unsigned iters, struct point *pt)
@@ -191,7 +203,9 @@ static int run_point(struct bench *b, bool get, uint64_t size, unsigned conc,
   hipObjS3Counters_t before, after;
   if (!lat)
     return EXIT_FAILED;
-  hipObjS3GetCounters(b->s->client, &before);
+  struct rusage ru0, ru1;
+  hipObjS3GetCounters(b->client, &before);
+  getrusage(RUSAGE_SELF, &ru0);
   double t0 = tool_now();
   unsigned started = 0;
   for (unsigned t = 0; t < conc; t++) {
@@ -203,15 +217,18 @@ static int run_point(struct bench *b, bool get, uint64_t size, unsigned conc,
   }
   for (unsigned t = 0; t < started; t++)
     pthread_join(th[t], NULL);
-  pt->seconds = tool_now() - t0;
-  hipObjS3GetCounters(b->s->client, &after);
+  double seconds = tool_now() - t0;
+  getrusage(RUSAGE_SELF, &ru1);
+  hipObjS3GetCounters(b->client, &after);
   int rc = started == conc ? EXIT_OK : EXIT_FAILED;
   for (unsigned t = 0; t < started && rc == EXIT_OK; t++)
     if (jobs[t].failed)
       rc = tool_fail(&jobs[t].fail, get ? "bench GET" : "bench PUT");
   qsort(lat, (size_t)conc * iters, sizeof *lat, cmp_double);
   *pt = (struct point){.op = get ? "GET" : "PUT", .size = size, .conc = conc,
-                       .iters = iters, .seconds = pt->seconds,
+                       .iters = iters, .seconds = seconds,
+                       .cpu_user = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime),
+                       .cpu_sys = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime),
                        .p50 = pct(lat, (size_t)conc * iters, 0.50),
                        .p90 = pct(lat, (size_t)conc * iters, 0.90),
                        .p99 = pct(lat, (size_t)conc * iters, 0.99)};
@@ -282,6 +299,10 @@ static void print_point(const struct tool_opts *o, const struct point *p,
   double bytes = (double)p->size * p->conc * p->iters;
   double mibs = p->seconds > 0 ? bytes / p->seconds / (1 << 20) : 0;
   double ops = p->seconds > 0 ? p->conc * p->iters / p->seconds : 0;
+  double cpu = p->cpu_user + p->cpu_sys;
+  unsigned n = p->conc * p->iters;
+  double cpu_ms_x = n ? cpu * 1e3 / n : 0;
+  double cpu_s_gb = bytes > 0 ? cpu * 1e9 / bytes : 0;
   if (o->json) {
     printf("%s\n    {\"op\": \"%s\", \"size\": %llu, \"concurrency\": %u, "
            "\"iterations\": %u, \"seconds\": %.6f, \"mib_per_s\": %.2f, "
@@ -289,19 +310,22 @@ static void print_point(const struct tool_opts *o, const struct point *p,
            "\"p99_ms\": %.3f, \"path\": \"%s\", \"reuse\": %.3f, "
            "\"qp_transitions_per_transfer\": %.3f, \"retries\": "
            "{\"fabric\": %llu, \"server_rdma\": %llu, \"stalled\": %llu, "
-           "\"kept_broken\": %llu}}",
+           "\"kept_broken\": %llu}, \"cpu_user_s\": %.6f, \"cpu_sys_s\": %.6f, "
+           "\"cpu_ms_per_transfer\": %.4f, \"cpu_s_per_gb\": %.4f}",
            first ? "" : ",", p->op, (unsigned long long)p->size, p->conc,
            p->iters, p->seconds, mibs, ops, p->p50, p->p90, p->p99, p->path,
            p->reuse, p->transitions, (unsigned long long)p->retry_fabric,
            (unsigned long long)p->retry_server,
            (unsigned long long)p->retry_stalled,
-           (unsigned long long)p->retry_kept);
+           (unsigned long long)p->retry_kept, p->cpu_user, p->cpu_sys,
+           cpu_ms_x, cpu_s_gb);
     return;
   }
   tool_fmt_bytes((double)p->size, size, sizeof size);
-  printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f %5.0f%% %5.2f  %s",
+  printf("%-4s %10s %5u %6u %10.1f %9.1f %9.3f %9.3f %9.3f %5.0f%% %5.2f "
+         "%8.3f %8.3f  %s",
          p->op, size, p->conc, p->iters, mibs, ops, p->p50, p->p90, p->p99,
-         p->reuse * 100, p->transitions, p->path);
+         p->reuse * 100, p->transitions, cpu_ms_x, cpu_s_gb, p->path);
   if (p->retry_fabric + p->retry_server + p->retry_stalled + p->retry_kept)
     printf("  retries: %llu fabric, %llu server rdma, %llu stalled, %llu kept "
            "broken", (unsigned long long)p->retry_fabric,
@@ -325,9 +349,9 @@ static void print_head(const struct bench *b)
   printf("# hipobj bench, %s memory, %s\n",
          b->s->gpu ? tool_gpu_runtime(b->s->gpu) : "host",
          rdma ? "RDMA available" : why);
-  printf("%-4s %10s %5s %6s %10s %9s %9s %9s %9s %6s %5s  %s\n", "op", "size",
-         "conc", "iters", "MiB/s", "ops/s", "p50 ms", "p90 ms", "p99 ms",
-         "reuse", "qpt/x", "path");
+  printf("%-4s %10s %5s %6s %10s %9s %9s %9s %9s %6s %5s %8s %8s  %s\n", "op",
+         "size", "conc", "iters", "MiB/s", "ops/s", "p50 ms", "p90 ms",
+         "p99 ms", "reuse", "qpt/x", "cpu ms/x", "cpu s/GB", "path");
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -352,6 +376,25 @@ static int measured_point(struct bench *b, bool get, uint64_t size,
   return rc;
 }
 
+/* A measured point through the session's client, then (--vs-http) the
+ * same through the plain-HTTP client, each printed. */
+static int both_paths(struct bench *b, bool get, uint64_t size, unsigned conc,
+                      unsigned iters, bool *first)
+{
+  struct point pt;
+  int rc = measured_point(b, get, size, conc, iters, &pt);
+  if (rc == EXIT_OK)
+    print_point(b->o, &pt, *first), *first = false;
+  if (rc == EXIT_OK && b->http) {
+    b->client = b->http;
+    rc = measured_point(b, get, size, conc, iters, &pt);
+    b->client = b->s->client;
+    if (rc == EXIT_OK)
+      print_point(b->o, &pt, *first), *first = false;
+  }
+  return rc;
+}
+
 static int bench_size(struct bench *b, uint64_t size, bool *first)
 {
   const struct plan *pl = b->pl;
@@ -369,15 +412,12 @@ static int bench_size(struct bench *b, uint64_t size, bool *first)
     /* GET alone still needs the objects: one untimed PUT each. */
     if (rc == EXIT_OK && !pl->put)
       rc = run_point(b, false, size, conc, 1, &pt);
-    if (rc == EXIT_OK && pl->put &&
-        (rc = measured_point(b, false, size, conc, iters, &pt)) == EXIT_OK)
-      print_point(b->o, &pt, *first), *first = false;
+    if (rc == EXIT_OK && pl->put)
+      rc = both_paths(b, false, size, conc, iters, first);
     if (rc == EXIT_OK && pl->get &&
-        (rc = measured_point(b, true, size, conc, iters, &pt)) == EXIT_OK) {
-      print_point(b->o, &pt, *first), *first = false;
-      if (!verify(b, size, conc))
-        rc = EXIT_FAILED;
-    }
+        (rc = both_paths(b, true, size, conc, iters, first)) == EXIT_OK &&
+        !verify(b, size, conc))
+      rc = EXIT_FAILED;
     free_buffers(b, conc);
   }
   return rc;
@@ -392,7 +432,7 @@ static void clean_up(struct bench *b)
   for (unsigned s = 0; s < b->pl->n_sizes; s++)
     for (unsigned t = 0; t < most; t++) {
       object_key(b->pl, b->pl->sizes[s], t, key, sizeof key);
-      hipObjS3DeleteObject(b->s->client, b->pl->bucket, key, NULL);
+      hipObjS3DeleteObject(b->client, b->pl->bucket, key, NULL);
     }
 }
 
@@ -412,7 +452,11 @@ int cmd_bench(int argc, char **argv)
     tool_session_close(&s);
     return rc;
   }
-  struct bench b = {.s = &s, .o = &o, .pl = &pl};
+  struct bench b = {.s = &s, .o = &o, .pl = &pl, .client = s.client};
+  if (o.vs_http && (rc = tool_http_client(&s, &o, &b.http)) != EXIT_OK) {
+    tool_session_close(&s);
+    return rc;
+  }
   bool first = true;
   print_head(&b);
   for (unsigned i = 0; i < pl.n_sizes && rc == EXIT_OK; i++)
@@ -421,6 +465,8 @@ int cmd_bench(int argc, char **argv)
     printf("\n  ],\n  \"ok\": %s\n}\n", rc == EXIT_OK ? "true" : "false");
   if (!o.keep)
     clean_up(&b);
+  if (b.http)
+    hipObjS3ClientDestroy(b.http);
   tool_session_close(&s);
   return rc;
 }

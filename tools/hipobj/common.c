@@ -15,7 +15,8 @@
 enum {
   OPT_ENDPOINT = 256, OPT_REGION, OPT_NIC, OPT_GPU, OPT_HOST, OPT_PART_SIZE,
   OPT_CONCURRENCY, OPT_REQUIRE_RDMA, OPT_NO_RDMA, OPT_UNSIGNED,
-  OPT_NO_PROGRESS, OPT_JSON, OPT_SIZES, OPT_ITERATIONS, OPT_OPS, OPT_KEEP
+  OPT_NO_PROGRESS, OPT_JSON, OPT_SIZES, OPT_ITERATIONS, OPT_OPS, OPT_KEEP,
+  OPT_VS_HTTP
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +39,7 @@ static const struct option long_opts[] = {
     {"iterations", required_argument, NULL, OPT_ITERATIONS},
     {"ops", required_argument, NULL, OPT_OPS},
     {"keep", no_argument, NULL, OPT_KEEP},
+    {"vs-http", no_argument, NULL, OPT_VS_HTTP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -108,6 +110,7 @@ static bool parse_one(int c, const char *arg, struct tool_opts *o)
   case OPT_SIZES: o->sizes = arg; return true;
   case OPT_OPS: o->ops = arg; return true;
   case OPT_KEEP: o->keep = true; return true;
+  case OPT_VS_HTTP: o->vs_http = true; return true;
   case OPT_GPU: {
     unsigned g;
     if (!parse_uint(arg, 1024, &g))
@@ -289,6 +292,22 @@ static void first_active_nic(char *out, size_t cap)
   if (hipObjGetInfo(&info).opError == hipObjSuccess &&
       info.nicChoice == hipObjNicChoiceFirstActive)
     snprintf(out, cap, "%s", info.nicName);
+}
+
+int tool_http_client(const struct tool_session *s, const struct tool_opts *o,
+                     hipObjS3Client_t **out)
+{
+  hipObjS3Config_t cfg;
+  hipObjS3Result_t r;
+  fill_config(s, o, o->nic, &cfg);
+  cfg.flags = (cfg.flags & ~(unsigned)(HIPOBJ_S3_REQUIRE_RDMA |
+                                       HIPOBJ_S3_FIRST_ACTIVE_NIC)) |
+              HIPOBJ_S3_NO_RDMA;
+  cfg.progress = NULL;
+  cfg.progressCtx = NULL;
+  return hipObjS3ClientCreate(&cfg, out, &r) == hipObjS3Ok
+             ? EXIT_OK
+             : tool_fail(&r, "cannot start the plain-HTTP client");
 }
 
 int tool_session_open(struct tool_session *s, const struct tool_opts *o,

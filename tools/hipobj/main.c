@@ -36,6 +36,7 @@ static const char help[] =
     "  --no-progress       no progress bar\n"
     "bench: --sizes LIST (4K,64K,1M,16M)  --concurrency LIST (1,4)\n"
     "       --iterations N  --ops get,put  --json  --keep\n"
+    "       --vs-http (each point again over plain HTTP, for its CPU cost)\n"
     "\n"
     "Credentials: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.\n"
     "Exit status: 0 ok, 1 failure, 2 usage, 3 no such bucket or key,\n"

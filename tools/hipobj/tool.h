@@ -32,7 +32,7 @@ struct tool_opts {
   unsigned iterations;
   int gpu;            /* -1: host memory */
   bool require_rdma, no_rdma, anonymous;
-  bool verbose, quiet, no_progress, json, keep;
+  bool verbose, quiet, no_progress, json, keep, vs_http;
   int nargs;
   char **args;
 };
@@ -66,6 +66,9 @@ struct tool_session {
 int tool_session_open(struct tool_session *s, const struct tool_opts *o,
                       bool want_progress);
 void tool_session_close(struct tool_session *s);
+/* A second client like the session's, plain HTTP only (bench --vs-http). */
+int tool_http_client(const struct tool_session *s, const struct tool_opts *o,
+                     hipObjS3Client_t **out);
 
 /* "via RDMA", "via HTTP fallback (server declined RDMA: 501)", ... */
 void tool_path_text(const hipObjS3Result_t *r, const hipObjS3Client_t *c,

@@ -37,6 +37,7 @@ run bench s3://bench/run1 --endpoint "$ENDPOINT" --sizes 4K,256K --concurrency 1
 expect_rc 0 "" "bench (table)"
 [ "$(grep -c '^PUT\|^GET' "$WORK/out")" = 8 ] && pass "bench: 8 rows" || fail "bench rows: $(cat "$WORK/out")"
 grep -q "p99 ms" "$WORK/out" && pass "bench: percentiles" || fail "bench: header"
+grep -q "cpu ms/x *cpu s/GB" "$WORK/out" && pass "bench: CPU columns" || fail "bench: no CPU columns"
 run bench s3://bench --endpoint "$ENDPOINT" --sizes 64K --concurrency 2 --iterations 3 --json --ops get
 expect_rc 0 "" "bench --json --ops get"
 "$PY" - "$WORK/out" <<'PYEOF' && pass "bench: JSON" || fail "bench: JSON: $(cat "$WORK/out")"
@@ -47,7 +48,25 @@ assert d["ok"] is True and len(r) == 1, d
 assert r[0]["op"] == "GET" and r[0]["size"] == 65536 and r[0]["concurrency"] == 2, r
 assert r[0]["p50_ms"] <= r[0]["p90_ms"] <= r[0]["p99_ms"], r
 assert r[0]["path"] in ("HTTP", "RDMA"), r
+assert r[0]["cpu_user_s"] + r[0]["cpu_sys_s"] > 0, r
+assert r[0]["cpu_ms_per_transfer"] > 0 and r[0]["cpu_s_per_gb"] > 0, r
 PYEOF
+# --vs-http: each point again through a plain-HTTP client, with its CPU.
+run bench s3://bench --endpoint "$ENDPOINT" --sizes 64K --concurrency 1 --iterations 3 --json --vs-http
+expect_rc 0 "" "bench --vs-http"
+"$PY" - "$WORK/out" <<'PYEOF' && pass "bench --vs-http: JSON" || fail "bench --vs-http: $(cat "$WORK/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["results"]
+assert d["ok"] is True and len(r) == 4, d
+assert [x["op"] for x in r] == ["PUT", "PUT", "GET", "GET"], r
+assert r[1]["path"] == "HTTP" and r[3]["path"] == "HTTP", r
+assert all(x["cpu_ms_per_transfer"] > 0 for x in r), r
+PYEOF
+# The server's CPU in its stats.
+curl -s "$ENDPOINT/_hipobj/stats" | "$PY" -c 'import json,sys; c=json.load(sys.stdin)["cpu"]; assert c["transfers"] > 0 and c["user_s"] + c["sys_s"] > 0 and c["ms_per_transfer"] > 0, c' \
+  && pass "stats: the server's CPU" || fail "stats: cpu: $(curl -s "$ENDPOINT/_hipobj/stats")"
+
 # The bench's objects are deleted afterwards (unless --keep).
 curl -s "$ENDPOINT/bench?list-type=2" | grep -q "hipobj-bench" && fail "bench left objects" || pass "bench cleaned up"
 finish
