@@ -189,11 +189,14 @@ static struct upload *find_upload(struct fabric_s3 *f, const char *id)
   return NULL;
 }
 
-static void put_part(struct fabric_s3 *f, const char *id, unsigned n,
+/* false: no such upload (never made, completed or aborted): the part is
+ * dropped. */
+static bool put_part(struct fabric_s3 *f, const char *id, unsigned n,
                      uint8_t *data, size_t size)
 {
   pthread_mutex_lock(&f->mu);
   struct upload *u = find_upload(f, id);
+  bool ok = u != NULL;
   if (u && n >= 1 && n <= MAX_PARTS) {
     free(u->parts[n].data);
     u->parts[n].data = data;
@@ -203,6 +206,15 @@ static void put_part(struct fabric_s3 *f, const char *id, unsigned n,
   }
   pthread_mutex_unlock(&f->mu);
   free(data);
+  return ok;
+}
+
+static bool upload_open(struct fabric_s3 *f, const char *id)
+{
+  pthread_mutex_lock(&f->mu);
+  bool open = find_upload(f, id) != NULL;
+  pthread_mutex_unlock(&f->mu);
+  return open;
 }
 
 /* ---- RDMA --------------------------------------------------------------- */
@@ -238,16 +250,22 @@ static int io_write(void *ctx, uint64_t off, const void *buf, size_t n)
 static int io_finish(void *ctx, int status, uint64_t bytes)
 {
   struct rdma_io *io = ctx;
+  int rc = 0;
   if (status == HO_FINAL_OK && bytes == io->size) {
     atomic_fetch_add(&io->f->counts.rdma_bytes, bytes);
+    /* A part whose upload ended meanwhile cannot be committed: the final
+     * says so (as a store's 404 at the end of the part, through
+     * hipobj-gateway). */
     if (io->put && io->part)
-      put_part(io->f, io->upload, io->part, io->buf, io->size), io->buf = NULL;
+      rc = put_part(io->f, io->upload, io->part, io->buf, io->size) ? 0 : -1;
     else if (io->put)
-      put_obj(io->f, io->path, io->buf, io->size), io->buf = NULL;
+      put_obj(io->f, io->path, io->buf, io->size);
+    if (io->put)
+      io->buf = NULL; /* taken (or freed) */
   }
   free(io->buf);
   free(io);
-  return 0;
+  return rc;
 }
 
 /* [first, first+len) from "bytes=a-b"; the whole object without one. */
@@ -318,8 +336,13 @@ static bool with_token(struct fabric_s3 *f, int fd, const struct request *r,
   snprintf(io->path, sizeof io->path, "%s", r->path);
   if (put) {
     if (query_param(r, "uploadId", io->upload, sizeof io->upload) &&
-        query_param(r, "partNumber", v, sizeof v))
+        query_param(r, "partNumber", v, sizeof v)) {
       io->part = (unsigned)strtoul(v, NULL, 10);
+      if (!upload_open(f, io->upload)) { /* before any transfer, as S3 */
+        free(io);
+        return respond_error(fd, 404, "NoSuchUpload");
+      }
+    }
     /* The token's length is the part's: let the engine check it. */
     uint64_t len = 0;
     for (int b = 40; b >= 33; b--) {
@@ -386,9 +409,10 @@ static bool plain_put(struct fabric_s3 *f, int fd, struct request *r)
   atomic_fetch_add(&f->counts.http_put, 1);
   atomic_fetch_add(&f->counts.http_bytes, r->body_len);
   if (query_param(r, "uploadId", id, sizeof id) &&
-      query_param(r, "partNumber", v, sizeof v))
-    put_part(f, id, (unsigned)strtoul(v, NULL, 10), data, r->body_len);
-  else
+      query_param(r, "partNumber", v, sizeof v)) {
+    if (!put_part(f, id, (unsigned)strtoul(v, NULL, 10), data, r->body_len))
+      return respond_error(fd, 404, "NoSuchUpload");
+  } else
     put_obj(f, r->path, data, r->body_len);
   return respond(fd, 200, h, NULL, 0, false);
 }

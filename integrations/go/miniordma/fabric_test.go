@@ -7,9 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
 
 	"hipobject.org/go/hipobj"
 	"hipobject.org/go/internal/gofabric"
@@ -265,6 +270,75 @@ func TestFabricMultipartDeclineAndAbort(t *testing.T) {
 	k1 := gofabric.Read()
 	if k1.Aborts-k0.Aborts != 1 || k1.OpenUploads != 0 || k1.Completes != k0.Completes {
 		t.Fatalf("the failed upload was not aborted: %+v -> %+v", k0, k1)
+	}
+}
+
+// abortFirst is a part's token request whose upload is aborted after the
+// server's answer, before the client's ready: the server moves the part
+// and cannot commit it.
+type abortFirst struct {
+	*tokenReq
+	abort func()
+}
+
+func (a abortFirst) RecvReply(ctx context.Context) (string, error) {
+	a.abort()
+	return a.tokenReq.RecvReply(ctx)
+}
+
+// A part whose upload is gone fails at once, never at the client's
+// transfer timeout (5 s): refused before any transfer (404 NoSuchUpload,
+// as hipobj-gateway relays its store's refusal), the S3 error comes back
+// and the token ends; ended while the part moves (another part's failure
+// aborted the upload: t50 through the gateway), the server's final says
+// the commit failed. Either way the next transfer goes by RDMA.
+func TestFabricUploadGone(t *testing.T) {
+	c := fabricClient(t, Options{PartSize: 5 << 20, RequireRDMA: true})
+	const n = 300 << 10
+	data := pattern(n, 17)
+	b := buffer(t, n)
+	copy(b.Bytes(), data)
+	const quick = 2 * time.Second
+	up := &upload{c: c, bucket: "fab", key: "gone", id: "up999999", buf: b, rdma: true}
+	t0 := time.Now()
+	_, _, _, err := up.part(ctx(t), 1, 0, n)
+	if minio.ToErrorResponse(err).Code != "NoSuchUpload" {
+		t.Fatalf("token UploadPart to no upload: %v, want NoSuchUpload", err)
+	}
+	if d := time.Since(t0); d > quick {
+		t.Fatalf("NoSuchUpload came after %v", d)
+	}
+
+	id, err := c.core.NewMultipartUpload(ctx(t), "fab", "gone", minio.PutObjectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k0 := gofabric.Read()
+	q := url.Values{}
+	q.Set("partNumber", "1")
+	q.Set("uploadId", id)
+	r := &tokenReq{c: c, method: http.MethodPut, bucket: "fab", key: "gone",
+		query: q, size: n}
+	ops := abortFirst{r, func() {
+		if err := c.core.AbortMultipartUpload(ctx(t), "fab", "gone", id); err != nil {
+			t.Error(err)
+		}
+	}}
+	t0 = time.Now()
+	err = b.Put(ctx(t), hipobj.Transfer{Size: n, Peer: c.base.String(), Ops: ops})
+	if err == nil || r.status != http.StatusOK {
+		t.Fatalf("a part whose upload was aborted as it moved: %v (HTTP %d)", err, r.status)
+	}
+	if d := time.Since(t0); d > quick {
+		t.Fatalf("the failed commit was reported after %v", d)
+	}
+	if k1 := gofabric.Read(); k1.Aborts-k0.Aborts != 1 || k1.OpenUploads != k0.OpenUploads-1 {
+		t.Fatalf("counters %+v -> %+v", k0, k1)
+	}
+
+	res, err := c.PutObject(ctx(t), "fab", "after", b, 0, n, PutOptions{})
+	if err != nil || !res.RDMA {
+		t.Fatalf("PUT after the failures: %+v %v", res, err)
 	}
 }
 
