@@ -41,6 +41,25 @@ static bool num(const char *s, int n, int *out)
   return true;
 }
 
+/* Seconds since the epoch of a UTC date (mon 0..11). */
+static bool to_time(int year, int mon, int day, int h, int m, int sec,
+                    int64_t *out)
+{
+  struct tm tm;
+  memset(&tm, 0, sizeof tm);
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon;
+  tm.tm_mday = day;
+  tm.tm_hour = h;
+  tm.tm_min = m;
+  tm.tm_sec = sec;
+  time_t t = timegm(&tm);
+  if (t == (time_t)-1)
+    return false;
+  *out = (int64_t)t;
+  return true;
+}
+
 /* "Sun, 06 Nov 1994 08:49:37 GMT" only. */
 bool hs_time_parse_http(const char *s, int64_t *out)
 {
@@ -48,8 +67,6 @@ bool hs_time_parse_http(const char *s, int64_t *out)
       s[11] != ' ' || s[16] != ' ' || s[19] != ':' || s[22] != ':' ||
       strcmp(s + 25, " GMT") != 0)
     return false;
-  struct tm tm;
-  memset(&tm, 0, sizeof tm);
   int mon = -1;
   for (int i = 0; i < 12; i++)
     if (memcmp(s + 8, months[i], 3) == 0)
@@ -59,17 +76,7 @@ bool hs_time_parse_http(const char *s, int64_t *out)
       !num(s + 17, 2, &h) || !num(s + 20, 2, &m) || !num(s + 23, 2, &sec) ||
       day < 1 || day > 31 || h > 23 || m > 59 || sec > 60)
     return false;
-  tm.tm_mday = day;
-  tm.tm_mon = mon;
-  tm.tm_year = year - 1900;
-  tm.tm_hour = h;
-  tm.tm_min = m;
-  tm.tm_sec = sec;
-  time_t t = timegm(&tm);
-  if (t == (time_t)-1)
-    return false;
-  *out = (int64_t)t;
-  return true;
+  return to_time(year, mon, day, h, m, sec, out);
 }
 
 bool hs_time_parse_iso8601(const char *s, size_t len, int64_t *out)
@@ -88,17 +95,5 @@ bool hs_time_parse_iso8601(const char *s, size_t len, int64_t *out)
       !num(s + 17, 2, &sec) || mon < 1 || mon > 12 || day < 1 || day > 31 ||
       h > 23 || m > 59 || sec > 60)
     return false;
-  struct tm tm;
-  memset(&tm, 0, sizeof tm);
-  tm.tm_year = year - 1900;
-  tm.tm_mon = mon - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = h;
-  tm.tm_min = m;
-  tm.tm_sec = sec;
-  time_t t = timegm(&tm);
-  if (t == (time_t)-1)
-    return false;
-  *out = (int64_t)t;
-  return true;
+  return to_time(year, mon - 1, day, h, m, sec, out);
 }
