@@ -43,9 +43,12 @@ static void send_final(struct hostile *h, const struct ho_msg *ready, int op,
   ho_conn_send_msg(h->conn, &fin);
 }
 
+/* The client's call has returned, or the library gave this attempt up and
+ * is starting another (its retry ends the attempt first: waiting on here
+ * for the call to return would hold that retry forever). */
 static void wait_client_returned(const struct hostile *h)
 {
-  while (!atomic_load(&h->client_returned))
+  while (!atomic_load(&h->client_returned) && !atomic_load(&h->attempt_over))
     usleep(200);
 }
 
@@ -169,9 +172,11 @@ const hipObjOps_t hostile_ops = {hostile_send, hostile_recv};
 /* Ends one attempt: the thread, the server's QP. */
 static void end_attempt(struct hostile *h)
 {
+  atomic_store(&h->attempt_over, true);
   if (h->running)
     pthread_join(h->th, NULL);
   h->running = false;
+  atomic_store(&h->attempt_over, false);
   if (h->conn) {
     ho_conn_retire(h->conn);
     ho_conn_destroy(h->conn);

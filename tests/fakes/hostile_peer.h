@@ -50,6 +50,9 @@ struct hostile {
   pthread_t th;
   bool running;
   atomic_bool client_returned;
+  atomic_bool attempt_over; /* the library gave this attempt up (a retry
+                               begins): as final for what waits for the
+                               client to return */
   enum ibv_wc_status attack_status, late_status;
 };
 
