@@ -174,7 +174,7 @@ static const struct opt_row rows[] = {
      TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 10000, "10000"},
     {"HIPOBJ_RETRIES", OPT_UNSIGNED, FIELD(retries), 0, RETRIES_MAX, 3, "3"},
     {"HIPOBJ_STALL_TIMEOUT_MS", OPT_UNSIGNED, FIELD(stall_timeout_ms), 0,
-     TIMEOUT_MS_MAX, 1000, "1000"},
+     TIMEOUT_MS_MAX, 3000, "3000"},
     {"HIPOBJ_SPIN_US", OPT_SPIN, FIELD(spin_us), 0, HO_SPIN_US_MAX,
      HO_SPIN_US_AUTO, "auto: 0 us on Soft-RoCE or 2 CPUs or fewer, else 10"},
     {"HIPOBJ_DMABUF", OPT_BOOL, FIELD(dmabuf), 0, 0, true, "on"},

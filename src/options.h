@@ -25,7 +25,7 @@ struct ho_options {
   unsigned retries;             /* HIPOBJ_RETRIES: 3, 0..10: a transfer that
                                    failed for a fabric reason is tried again
                                    this many times at most */
-  unsigned stall_timeout_ms;    /* HIPOBJ_STALL_TIMEOUT_MS: 1000, 0..86400000
+  unsigned stall_timeout_ms;    /* HIPOBJ_STALL_TIMEOUT_MS: 3000, 0..86400000
                                    (0: none): a GET's attempt fails when
                                    nothing came from the server this long */
   unsigned spin_us;             /* HIPOBJ_SPIN_US: auto (HO_SPIN_US_AUTO:

@@ -116,7 +116,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->idle_timeout_ms, 30000);
   assert_int_equal(o->wait_timeout_ms, 10000);
   assert_int_equal(o->retries, 3);
-  assert_int_equal(o->stall_timeout_ms, 1000);
+  assert_int_equal(o->stall_timeout_ms, 3000);
   assert_int_equal(o->spin_us, HO_SPIN_US_AUTO);
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
@@ -295,7 +295,7 @@ static void test_stall_timeout(void **state)
                   offsetof(struct ho_options, stall_timeout_ms));
   static const char *const bad[] = {"86400001", "2s"};
   check_int_invalid("HIPOBJ_STALL_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
-                    "using 1000");
+                    "using 3000");
 }
 
 static void test_spin_us(void **state)
