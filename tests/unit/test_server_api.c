@@ -82,6 +82,9 @@ static int setup_with(void **state, const hipObjServerConfig_t *c)
     return -1;
   f->w.opts.retries = client_retries;
   client_retries = 3;
+  /* the stall bound failed_rdma_is_counted_and_retried's retry waits for:
+     well inside the client's transfer timeout */
+  f->w.opts.stall_timeout_ms = 1000;
   if (world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
     return -1;
   if (ho_server_open_on(&f->w.plat, c, &f->srv) != hipObjServerSuccess)
