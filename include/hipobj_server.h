@@ -245,7 +245,8 @@ hipObjServerStatusString(hipObjServerStatus_t status);
 
 /*
  * hipObjServerOpen: open the NICs cfg names (cfg NULL: every default),
- * with their chunk buffers and threads, and return the server in *out.
+ * with their threads (a transfer slot registers its chunk buffers at its
+ * first transfer), and return the server in *out.
  * Errors: InvalidValue (out NULL, size too small, a limit out of range,
  *   nics NULL with nicCount > 0), NotSupported (bytes past this library's
  *   struct not zero), NoDevice (libibverbs missing, no such NIC, no active

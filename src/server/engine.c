@@ -231,17 +231,30 @@ static hipObjOpError_t choose_device(const struct ho_platform *p,
   return hipObjNicNotFound;
 }
 
-static hipObjOpError_t worker_init(struct ho_engine *e, struct worker *w)
+static void worker_init(struct ho_engine *e, struct worker *w)
 {
-  size_t bytes = e->cfg.chunk_size * e->cfg.depth;
   w->e = e;
   pthread_cond_init(&w->go_cv, NULL);
-  w->chunks = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+}
+
+/* The worker's staging chunks, made at its first transfer, on its own
+ * thread: made at start, --rdma-qps workers of depth x chunk size each
+ * (256 MiB for 64) were pinned before the first request, which took a
+ * restarted gateway on a loaded host more than 10 s. */
+static bool worker_chunks(struct worker *w)
+{
+  if (w->chunks_mr)
+    return true;
+  struct ho_engine *e = w->e;
+  size_t bytes = e->cfg.chunk_size * e->cfg.depth;
   if (!w->chunks)
-    return hipObjInternalError;
-  w->chunks_mr = e->dev->v->reg_mr(e->dev->pd, w->chunks, bytes,
-                                   IBV_ACCESS_LOCAL_WRITE);
-  return w->chunks_mr ? hipObjSuccess : hipObjRdmaError;
+    w->chunks = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+  if (w->chunks)
+    w->chunks_mr = e->dev->v->reg_mr(e->dev->pd, w->chunks, bytes,
+                                     IBV_ACCESS_LOCAL_WRITE);
+  if (!w->chunks_mr)
+    ho_warn("engine: cannot make a worker's %zu bytes of chunk buffers", bytes);
+  return w->chunks_mr != NULL;
 }
 
 static void worker_fini(struct ho_engine *e, struct worker *w)
@@ -352,7 +365,7 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
     err = e->workers && e->conns ? hipObjSuccess : hipObjInternalError;
   }
   for (unsigned i = 0; err == hipObjSuccess && i < e->cfg.qps; i++)
-    err = worker_init(e, &e->workers[i]);
+    worker_init(e, &e->workers[i]);
   if (err == hipObjSuccess &&
       pthread_create(&e->reaper, NULL, reaper_thread, e) != 0)
     err = hipObjInternalError;
@@ -771,6 +784,8 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
     status = HO_FINAL_BAD_REQUEST;
   else if (cancelled(w))
     status = HO_FINAL_STORE_ERROR;
+  else if (!worker_chunks(w))
+    status = HO_FINAL_RDMA_ERROR;
   if (status == HO_FINAL_OK)
     status = move_payload(w, moved, &fs);
   /* The payload moved: finish before final is acknowledged (a PUT commits

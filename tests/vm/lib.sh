@@ -37,13 +37,23 @@ start_gateway() {
     >"$out" 2>>"/tmp/gateway.$name.err" &
   pid=$!
   eval "${name}_PID=$pid"
-  for _ in $(seq 1 100); do
+  local t0 i
+  t0=$(date +%s%N)
+  for i in $(seq 1 300); do
     url=$(sed -n 's/^listening on \(http:[^ ]*\)$/\1/p' "$out")
     [ -n "$url" ] && break
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
-  [ -n "$url" ] || { echo "gateway $name did not start:"; cat "/tmp/gateway.$name.err"; return 1; }
+  if [ -z "$url" ]; then
+    echo "gateway $name did not start in $(( ($(date +%s%N) - t0) / 1000000 )) ms" \
+      "($(kill -0 "$pid" 2>/dev/null && echo "running, in $(cat /proc/$pid/wchan 2>/dev/null)" || echo exited));" \
+      "the end of its log:"
+    tail -n 20 "/tmp/gateway.$name.err"
+    return 1
+  fi
+  # a slow start is a finding: say it
+  [ "$i" -le 20 ] || echo "gateway $name took $(( ($(date +%s%N) - t0) / 1000000 )) ms to start"
   eval "${name}_URL=$url"
 }
 
