@@ -84,6 +84,9 @@ static const struct opt_row rows[] = {
     FLAG("decline-rdma", decline_rdma,
          "answer every RDMA request 501 (for fallback\ntests)"),
     FLAG("no-rdma", no_rdma, "do not open an RDMA device at all"),
+    FLAG("rdma-answer-first", rdma_answer_first,
+         "answer before the payload moves on kept\nconnections too (protocol "
+         "version 2; default:\nthe payload first where the client asks)"),
     UINT("rdma-timeout-ms", "MS", rdma_timeout_ms, 1, 3600000, 10000,
          "how long a client has to send \"ready\" and\nthe transfer to "
          "finish (default 10000)"),

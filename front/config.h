@@ -27,6 +27,7 @@ struct hs_config {
   unsigned stats_interval_ms;
   bool decline_rdma;
   bool no_rdma;
+  bool rdma_answer_first; /* no data first (docs/protocol.md, section 5) */
   bool log_requests;
   bool random_etags;
   uint64_t max_object_size;

@@ -34,6 +34,8 @@ static hipObjServerConfig_t lib_config(const struct hs_config *cfg,
   c.depth = cfg->rdma_depth;
   c.chunkSize = cfg->rdma_chunk_size;
   c.faultSkipFinal = cfg->fault_skip_final;
+  if (!cfg->rdma_answer_first)
+    c.flags |= HIPOBJ_SERVER_DATA_FIRST;
   return c;
 }
 
@@ -115,14 +117,16 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       "\"idle\":%u,\"retired\":{\"failure\":%llu,\"idle\":%llu,"
       "\"evicted\":%llu,\"stale\":%llu,\"one_shot\":%llu},"
       "\"final_failed\":%llu,\"ready_reclaimed\":%llu,"
-      "\"qp_transitions\":%llu,\"rdma_failed\":%llu,\"no_ready\":%llu}",
+      "\"qp_transitions\":%llu,\"rdma_failed\":%llu,\"no_ready\":%llu,"
+      "\"data_first\":%llu}",
       (unsigned long long)transfers, (unsigned long long)s.connMade,
       (unsigned long long)s.connReused, s.connLive, s.connIdle,
       (unsigned long long)s.retiredFailure, (unsigned long long)s.retiredIdle,
       (unsigned long long)s.retiredEvicted, (unsigned long long)s.retiredStale,
       (unsigned long long)s.retiredOneShot, (unsigned long long)s.finalFailed,
       (unsigned long long)s.readyReclaimed, (unsigned long long)s.qpTransitions,
-      (unsigned long long)s.rdmaFailed, (unsigned long long)s.timedOut);
+      (unsigned long long)s.rdmaFailed, (unsigned long long)s.timedOut,
+      (unsigned long long)s.dataFirst);
 }
 
 hipObjServerStatus_t hs_rdma_start(struct hs_rdma *r, const char *token,
@@ -175,6 +179,11 @@ bool hs_rdma_answer(const struct hs_rdma_answer *a, hipObjServerStatus_t st,
 {
   switch (st) {
   case hipObjServerSuccess:
+    if (rep->httpStatus) { /* data first: the transfer ran and failed */
+      hs_resp_error(a->resp, HS_ERR_RDMA_FAILED, NULL, a->where, a->head);
+      hs_resp_header(a->resp, "x-amz-rdma-reply", rep->rdmaReply);
+      return false;
+    }
     hs_resp_header(a->resp, "x-amz-rdma-reply", rep->rdmaReply);
     hs_resp_headerf(a->resp, "x-amz-rdma-bytes-transferred", "%llu",
                     (unsigned long long)rep->bytesTransferred);

@@ -206,13 +206,14 @@ static void rdma_get(struct gw_op *op, const char *token, uint64_t tlen,
     return;
   }
   *x = (struct gw_xfer){.gw = gw, .call = call, .length = len, .get = true};
+  /* The backend's status and headers, without its body, taken before the
+   * transfer owns the call (data first, it has ended, and the call is
+   * closed, when start returns); a refusal's answer replaces them. */
+  gw_op_backend_headers(op, call);
   hipObjServerReply_t reply;
   hipObjServerStatus_t s = start(op, x, token, true, &reply);
   if (s != hipObjServerSuccess)
     xfer_free(x);
-  else /* the backend's status and headers, without its body: the call is
-          the transfer's now */
-    gw_op_backend_headers(op, call);
   answer_init(&ga, op);
   if (hs_rdma_answer(&ga.a, s, &reply, HS_ERR_RDMA_UNSERVABLE, NULL))
     hs_stat_add(&gw->stats->rdma_get, 1);

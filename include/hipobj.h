@@ -117,6 +117,11 @@ typedef struct {
 #define HIPOBJ_SYNC_TO_HOST 0   /* device -> staging, before a PUT */
 #define HIPOBJ_SYNC_TO_DEVICE 1 /* staging -> device, after a GET */
 #define HIPOBJ_RDMA_REPLY_NOT_IMPLEMENTED 501
+/* Data first (docs/protocol.md, section 5): the reply of a transfer that
+ * moved before the answer ("done:<bytes>"), or whose RDMA failed, with
+ * HTTP 500: recvReply hands it to hipObject, which tries again. */
+#define HIPOBJ_RDMA_REPLY_DONE_PREFIX "done:"
+#define HIPOBJ_RDMA_REPLY_RDMA_FAILED "rdma-failed"
 #define HIPOBJ_TOKEN_LEN 88        /* hex digits in a token */
 #define HIPOBJ_REPLY_BUF_LEN 512   /* the buffer recvReply gets */
 #define HIPOBJ_MAX_BUFFER_SIZE ((uint64_t)4 << 30)
@@ -485,6 +490,12 @@ typedef struct {
                                  transfer and replaced in the same call */
   uint32_t retries;           /* HIPOBJ_RETRIES */
   uint32_t stallTimeoutMs;    /* HIPOBJ_STALL_TIMEOUT_MS */
+  /* Data first (docs/protocol.md, section 5, version 3), from offset
+   * 2440: on a kept connection the payload moves before the server's
+   * answer, which carries the outcome. */
+  uint64_t transfersDataFirst; /* transfers that ended so */
+  uint32_t dataFirst;          /* HIPOBJ_DATA_FIRST (1 on) */
+  uint32_t reserved3;          /* 0 */
   /* New fields are appended here. */
 } hipObjInfo_t;
 

@@ -88,6 +88,11 @@ typedef struct hipObjServerTransfer hipObjServerTransfer_t;
 /* hipObjServerConfig_t.flags */
 #define HIPOBJ_SERVER_ALL_ACTIVE_NICS 0x1u /* with nicCount 0: every NIC
                                               with an active port */
+#define HIPOBJ_SERVER_DATA_FIRST 0x2u      /* answer after the payload when
+                                              the client's token asks (a
+                                              kept connection: protocol
+                                              version 3): hipObjServerStart
+                                              then returns once it moved */
 
 /* Size-first: set `size` to sizeof(hipObjServerConfig_t); zero means the
  * default for every other field. Fields are only appended. */
@@ -203,6 +208,8 @@ typedef struct hipObjServerStats {
                                   error completion: the fabric's retries
                                   exhausted; in failed): what a client's
                                   retries absorb (docs/protocol.md, 7) */
+  uint64_t dataFirst;          /* transfers run before the answer
+                                  (HIPOBJ_SERVER_DATA_FIRST; in started) */
 } hipObjServerStats_t;
 
 /* Log levels. Values are fixed. */
@@ -328,9 +335,14 @@ hipObjServerParseToken(const char *token, uint64_t tokenLength,
  * start its transfer and say what to answer. Call it after the request is
  * authenticated and authorised, and after the object (GET) or the upload
  * (PUT) is known to be servable: nothing moves until the client, having
- * read the answer, sends ready.
- * On Success: answer the HTTP request now with its own status, an empty
- * body, x-amz-rdma-reply: reply->rdmaReply and
+ * read the answer, sends ready, or, with HIPOBJ_SERVER_DATA_FIRST and a
+ * token that asks for it on a connection the server keeps, before the
+ * call returns: the transfer then runs on the calling thread, and has
+ * ended (req->done called) when the call returns.
+ * On Success: answer the HTTP request now with its own status (or, when
+ * reply->httpStatus is not 0, a data-first transfer that failed: with
+ * that status, 500, and an error body), an empty body,
+ * x-amz-rdma-reply: reply->rdmaReply and
  * x-amz-rdma-bytes-transferred: reply->bytesTransferred; *xfer (if xfer
  * is not NULL) is the transfer; req->done (if set) will be called once.
  * On BadToken, Declined, Busy: answer reply->httpStatus with reply->

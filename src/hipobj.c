@@ -138,24 +138,34 @@ struct xfer {
   int op;
 };
 
-/* The token names the lease's memory window (scoped) or the buffer's MR.
- * A kept connection found in error is replaced first: the token then asks
- * for a new one. RdmaError if no window can be made. */
+/* The token names the lease's memory window (scoped) or the buffer's MR;
+ * data first: the port byte says the window is bound on the proposed
+ * connection (docs/protocol.md, section 5). RdmaError if no window can be
+ * made. */
 static hipObjOpError_t mint_token(const struct ho_instance *inst,
                                   struct ho_lease *l, const struct xfer *x,
-                                  char out[HO_TOKEN_HEX + 1])
+                                  bool data_first, char out[HO_TOKEN_HEX + 1])
 {
   struct ho_token t;
-  ho_lease_check_kept(l);
   ho_conn_token(l->link->spare, &t);
   t.qpn = ho_lease_token_qpn(l);
   t.rkey = inst->config.scoped ? ho_lease_window_rkey(l) : x->b->mr->rkey;
   t.addr = x->b->token_addr + x->offset;
   t.len = x->size;
+  if (data_first)
+    t.port |= HO_TOKEN_DATA_FIRST;
   if (t.rkey == 0)
     return hipObjRdmaError;
   ho_token_encode(&t, out);
   return hipObjSuccess;
+}
+
+/* The one direction a transfer lets the server use: it WRITEs a GET's
+ * payload, READs a PUT's. */
+static int direction_access(const struct xfer *x)
+{
+  return x->op == HIPOBJ_RDMA_OP_GET ? IBV_ACCESS_REMOTE_WRITE
+                                     : IBV_ACCESS_REMOTE_READ;
 }
 
 /* Scoped: bind the lease's window on c over exactly the transfer's range,
@@ -166,10 +176,67 @@ static hipObjOpError_t open_window(const struct ho_instance *inst,
 {
   if (!inst->config.scoped)
     return hipObjSuccess;
-  int access = x->op == HIPOBJ_RDMA_OP_GET ? IBV_ACCESS_REMOTE_WRITE
-                                           : IBV_ACCESS_REMOTE_READ;
   return ho_lease_bind_window(l, c, x->b->mr, x->b->token_addr + x->offset,
-                              x->size, access);
+                              x->size, direction_access(x));
+}
+
+/* How long a bind before the request may take: a kept connection that
+ * cannot complete one in this time is taken for broken. */
+#define HO_PREBIND_WAIT_NS 1000000000u
+
+/* Data first (docs/protocol.md, section 5): the kept connection gets the
+ * transfer's window (without windows: the QP its direction) before the
+ * request leaves, waited for, so that the server may move the payload
+ * before it answers. A connection that cannot take it is broken: it is
+ * replaced, and the token asks for a new one. True when the token may say
+ * data first. */
+static bool prepare_data_first(const struct ho_instance *inst,
+                               struct ho_lease *l, const struct xfer *x)
+{
+  struct ho_conn *c = ho_lease_kept(l);
+  if (!c || !inst->opts.data_first)
+    return false;
+  hipObjOpError_t e =
+      inst->config.scoped
+          ? ho_lease_prebind_window(l, x->b->mr, x->b->token_addr + x->offset,
+                                    x->size, direction_access(x),
+                                    ho_now_ns() + HO_PREBIND_WAIT_NS)
+          : ho_conn_set_access(c, direction_access(x));
+  if (e == hipObjSuccess)
+    return true;
+  ho_lease_drop_kept(l);
+  return false;
+}
+
+/* After a data-first answer: nothing left on the wire. done:<bytes> is
+ * the success (the count must be the transfer's), rdma-failed a fabric
+ * failure worth another try; the window is closed (or the QP's access
+ * revoked) before the call returns. */
+static hipObjOpError_t finish_data_first(const struct ho_instance *inst,
+                                         struct ho_lease *l,
+                                         const struct ho_reply *reply,
+                                         const struct xfer *x,
+                                         uint64_t deadline,
+                                         enum ho_retry_cause *why)
+{
+  struct ho_conn *c = ho_lease_kept(l);
+  if (reply->rdma_failed) {
+    ho_warn("the server's RDMA failed before it answered (%s): tried again "
+            "on a new connection", x->op == HIPOBJ_RDMA_OP_GET ? "GET" : "PUT");
+    *why = HO_RETRY_SERVER;
+    return hipObjRdmaError;
+  }
+  if (reply->bytes != x->size) {
+    ho_warn("the server reports %llu bytes moved of %llu",
+            (unsigned long long)reply->bytes, (unsigned long long)x->size);
+    return hipObjRdmaError;
+  }
+  hipObjOpError_t e = inst->config.scoped
+                          ? ho_lease_close_window(l, c, deadline)
+                          : ho_conn_set_access(c, 0);
+  if (e == hipObjSuccess)
+    ho_lease_count_data_first(l);
+  return e;
 }
 
 /* How long to wait for final: HIPOBJ_TRANSFER_TIMEOUT_MS, plus time for
@@ -219,14 +286,6 @@ static enum ho_retry_cause wait_cause(enum ho_wait_end r, bool reused,
   }
 }
 
-/* The one direction a transfer lets the server use: it WRITEs a GET's
- * payload, READs a PUT's. */
-static int direction_access(const struct xfer *x)
-{
-  return x->op == HIPOBJ_RDMA_OP_GET ? IBV_ACCESS_REMOTE_WRITE
-                                     : IBV_ACCESS_REMOTE_READ;
-}
-
 static hipObjOpError_t exchange_rc(struct ho_instance *inst,
                                    struct ho_lease *l, struct ho_conn *c,
                                    uint64_t cookie,
@@ -254,7 +313,8 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
     ho_warn("malformed server token in x-amz-rdma-reply");
     return hipObjS3Error;
   }
-  hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie, &c);
+  hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie,
+                                       ho_now_ns() + HO_PREBIND_WAIT_NS, &c);
   if (e != hipObjSuccess)
     return e; /* an offer it did not propose, or the connect failed */
   *why = HO_RETRY_FABRIC; /* verbs calls on a connected QP */
@@ -327,6 +387,55 @@ static bool exchange_failed_midway(hipObjOpError_t e, int status)
   return e != hipObjSuccess && (status == 0 || ho_status_is_success(status));
 }
 
+/* A data-first request the server answered without moving anything (a
+ * 4xx or 5xx of its own, 503 when busy): the window bound for it is
+ * closed (without windows: the access revoked) and the connection kept. */
+static hipObjOpError_t undo_data_first(const struct ho_instance *inst,
+                                       struct ho_lease *l, uint64_t deadline)
+{
+  struct ho_conn *c = ho_lease_kept(l);
+  if (!c)
+    return hipObjRdmaError;
+  return inst->config.scoped ? ho_lease_close_window(l, c, deadline)
+                             : ho_conn_set_access(c, 0);
+}
+
+/* What the reply says, with or without data first. */
+static hipObjOpError_t finish(struct ho_instance *inst, struct ho_lease *l,
+                              const struct ho_reply *reply, bool data_first,
+                              const struct xfer *x, uint64_t *deadline,
+                              enum ho_retry_cause *why)
+{
+  if (reply->done || reply->rdma_failed) {
+    if (data_first)
+      return finish_data_first(inst, l, reply, x, *deadline, why);
+    ho_warn("the server answered data first to a token that did not offer it");
+    return hipObjRdmaError;
+  }
+  return finish_rc(inst, l, reply, x, deadline, why);
+}
+
+/* After the exchange (e its result so far): the transfer's end, and
+ * whether the lease's connections are kept. */
+static hipObjOpError_t conclude(struct ho_instance *inst, struct ho_lease *l,
+                                hipObjOpError_t e, const struct ho_reply *reply,
+                                int status, bool data_first,
+                                const struct xfer *x, uint64_t *deadline,
+                                enum ho_retry_cause *why)
+{
+  if (e == hipObjSuccess)
+    e = finish(inst, l, reply, data_first, x, deadline, why);
+  /* data first, a 500 may come from a transfer that ran: the server has
+   * retired the connection */
+  l->failed = exchange_failed_midway(e, status) || reply->rdma_failed ||
+              (data_first && status == 500);
+  if (data_first && e != hipObjSuccess && !l->failed &&
+      undo_data_first(inst, l, ho_now_ns() + HO_PREBIND_WAIT_NS) !=
+          hipObjSuccess)
+    l->failed = true;
+  return e;
+}
+
 /* Everything between leasing a connection and returning it. */
 static hipObjOpError_t leased_exchange(struct ho_instance *inst,
                                        struct ho_lease *l, const struct xfer *x,
@@ -335,17 +444,18 @@ static hipObjOpError_t leased_exchange(struct ho_instance *inst,
                                        enum ho_retry_cause *why)
 {
   char token[HO_TOKEN_HEX + 1];
-  struct ho_reply reply;
+  struct ho_reply reply = {0};
   int status = 0;
   *why = HO_RETRY_NONE;
-  hipObjOpError_t e = mint_token(inst, l, x, token);
+  ho_lease_check_kept(l);
+  const bool df = prepare_data_first(inst, l, x);
+  hipObjOpError_t e = mint_token(inst, l, x, df, token);
   if (e != hipObjSuccess)
     return e;
+  if (df && !*deadline) /* the clock starts as the payload may move */
+    *deadline = ho_now_ns() + transfer_budget_ns(inst, x->size);
   e = ho_control_exchange(ops, ctx, token, &reply, &status);
-  if (e == hipObjSuccess)
-    e = finish_rc(inst, l, &reply, x, deadline, why);
-  l->failed = exchange_failed_midway(e, status);
-  return e;
+  return conclude(inst, l, e, &reply, status, df, x, deadline, why);
 }
 
 static hipObjOpError_t flush_if_direct(struct ho_instance *inst,
@@ -487,6 +597,7 @@ struct app_xfer {
   int op;
   enum app_state state;
   bool retryable; /* the completion failed for a fabric reason */
+  bool data_first; /* the token offered it (docs/protocol.md, section 5) */
 };
 
 static ho_mutex app_mu = HO_MUTEX_INIT;
@@ -527,7 +638,9 @@ static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
   x->size = size;
   x->op = op;
   const struct xfer t = {x->buf, 0, size, op};
-  e = mint_token(inst, &x->lease, &t, x->token);
+  ho_lease_check_kept(&x->lease);
+  x->data_first = prepare_data_first(inst, &x->lease, &t);
+  e = mint_token(inst, &x->lease, &t, x->data_first, x->token);
   if (e != hipObjSuccess) {
     ho_pool_release(&x->lease);
     ho_buf_put(x->buf);
@@ -588,15 +701,16 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   hipObjOpError_t e = app_claim(token, &x);
   if (e != hipObjSuccess)
     return mk(e, 0);
-  struct ho_reply r;
+  struct ho_reply r = {0};
   int status = 0, native = 0;
   e = ho_control_check_reply(reply, replyLen, &r, &status);
   const struct xfer t = {x->buf, 0, x->size, x->op};
   enum ho_retry_cause why = HO_RETRY_NONE; /* the application retries */
-  uint64_t deadline = 0; /* from ready */
-  if (e == hipObjSuccess)
-    e = finish_rc(x->inst, &x->lease, &r, &t, &deadline, &why);
-  x->lease.failed = exchange_failed_midway(e, status);
+  uint64_t deadline = x->data_first /* else from ready */
+                          ? ho_now_ns() + transfer_budget_ns(x->inst, x->size)
+                          : 0;
+  e = conclude(x->inst, &x->lease, e, &r, status, x->data_first, &t,
+               &deadline, &why);
   if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(x->inst, x->buf, &native);
   ho_stats_transfer(&x->inst->stats, x->op, x->size, e);

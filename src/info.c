@@ -62,7 +62,9 @@ _Static_assert(offsetof(hipObjInfo_t, retriesKeptBroken) == 2416, "hipObjInfo_t"
 _Static_assert(offsetof(hipObjInfo_t, keptBroken) == 2424, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, retries) == 2432, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, stallTimeoutMs) == 2436, "hipObjInfo_t");
-_Static_assert(sizeof(hipObjInfo_t) == 2440, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, transfersDataFirst) == 2440, "appended");
+_Static_assert(offsetof(hipObjInfo_t, dataFirst) == 2448, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjInfo_t) == 2456, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -164,6 +166,8 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
   o->keptBroken = p.kept_broken;
   o->retries = inst->opts.retries;
   o->stallTimeoutMs = inst->opts.stall_timeout_ms;
+  o->transfersDataFirst = p.data_first;
+  o->dataFirst = inst->opts.data_first ? 1u : 0u;
 }
 
 hipObjError_t hipObjGetInfo(hipObjInfo_t *info)

@@ -181,6 +181,7 @@ static const struct opt_row rows[] = {
     {"HIPOBJ_REQUIRE_GPU_DIRECT", OPT_BOOL, FIELD(require_gpu_direct), 0, 0,
      false, "off"},
     {"HIPOBJ_RDMA_DEBUG", OPT_BOOL, FIELD(rdma_debug), 0, 0, false, "off"},
+    {"HIPOBJ_DATA_FIRST", OPT_BOOL, FIELD(data_first), 0, 0, true, "on"},
     {"HIPOBJ_SCOPED_TOKENS", OPT_BOOL, FIELD(scoped_tokens), 0, 0, true, "on"},
     {"HIPOBJ_REQUIRE_SCOPED_TOKENS", OPT_BOOL, FIELD(require_scoped_tokens),
      0, 0, false, "off"},

@@ -38,6 +38,10 @@ struct ho_options {
   bool dmabuf;                  /* HIPOBJ_DMABUF: on */
   bool require_gpu_direct;      /* HIPOBJ_REQUIRE_GPU_DIRECT: off */
   bool rdma_debug;              /* HIPOBJ_RDMA_DEBUG: off */
+  bool data_first;              /* HIPOBJ_DATA_FIRST: on: on a kept
+                                   connection the window is bound before the
+                                   request, so the server may move the
+                                   payload before it answers (version 3) */
   bool scoped_tokens;           /* HIPOBJ_SCOPED_TOKENS: on: a memory window
                                    per transfer where the NIC binds them */
   bool require_scoped_tokens;   /* HIPOBJ_REQUIRE_SCOPED_TOKENS: off: on,

@@ -240,17 +240,41 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
   return hipObjSuccess;
 }
 
-bool ho_lease_check_kept(struct ho_lease *l)
+static void free_bound_window(struct ho_pool *p, struct ho_link *k);
+
+struct ho_conn *ho_lease_kept(const struct ho_lease *l)
+{
+  const struct ho_link *k = l->link;
+  return k->qp && k->persistent ? k->qp : NULL;
+}
+
+void ho_lease_drop_kept(struct ho_lease *l)
 {
   struct ho_link *k = l->link;
-  if (!k->qp || !k->persistent || ho_conn_usable(k->qp))
-    return true;
+  if (!k->qp)
+    return;
   ho_warn("QP 0x%x: a kept connection is in error before its next transfer: "
           "replaced by a new one", k->qp->qp->qp_num);
   retire(l->pool, k->qp, CAUSE_BROKEN);
   k->qp = NULL;
   k->id = 0;
+  free_bound_window(l->pool, k); /* after the retire, as at release */
+}
+
+bool ho_lease_check_kept(struct ho_lease *l)
+{
+  struct ho_conn *c = ho_lease_kept(l);
+  if (!c || ho_conn_usable(c))
+    return true;
+  ho_lease_drop_kept(l);
   return false;
+}
+
+void ho_lease_count_data_first(struct ho_lease *l)
+{
+  ho_mutex_lock(&l->pool->mu);
+  l->pool->stats.data_first++;
+  ho_mutex_unlock(&l->pool->mu);
 }
 
 uint32_t ho_lease_token_qpn(const struct ho_lease *l)
@@ -282,9 +306,25 @@ static hipObjOpError_t connect_spare(struct ho_lease *l, const struct ho_token *
   return e;
 }
 
+/* A window bound on the old connection before the request (data first)
+ * moves to the new one: invalidated where it is, and bound again later
+ * under the key the token named. */
+static hipObjOpError_t unbind_for_move(struct ho_link *k, uint64_t deadline_ns)
+{
+  if (!k->mw_bound || k->mw_qp != k->qp)
+    return hipObjSuccess;
+  if (ho_conn_invalidate(k->qp, k->mw_rkey, deadline_ns) != hipObjSuccess)
+    return hipObjRdmaError;
+  k->mw_bound = false;
+  k->mw_qp = NULL;
+  k->mw_keep_key = true;
+  return hipObjSuccess;
+}
+
 hipObjOpError_t ho_lease_connect(struct ho_lease *l, const struct ho_token *srv,
                                  const struct ho_conn_offer *offer,
-                                 uint64_t cookie, struct ho_conn **out)
+                                 uint64_t cookie, uint64_t deadline_ns,
+                                 struct ho_conn **out)
 {
   struct ho_link *k = l->link;
   hipObjOpError_t e = hipObjSuccess;
@@ -299,6 +339,9 @@ hipObjOpError_t ho_lease_connect(struct ho_lease *l, const struct ho_token *srv,
     l->pool->stats.connections_reused++;
     ho_mutex_unlock(&l->pool->mu);
   } else {
+    e = unbind_for_move(k, deadline_ns);
+    if (e != hipObjSuccess)
+      return e;
     e = connect_spare(l, srv, offer, cookie);
   }
   *out = k->qp;
@@ -327,7 +370,36 @@ uint32_t ho_lease_window_rkey(struct ho_lease *l)
     }
     k->mw_rkey = k->mw->rkey;
   }
-  return ibv_inc_rkey(k->mw_rkey);
+  return k->mw_bound || k->mw_keep_key ? k->mw_rkey : ibv_inc_rkey(k->mw_rkey);
+}
+
+/* Bind under the token's key (ho_lease_window_rkey), on c; wait for it
+ * when deadline_ns is not 0. */
+static hipObjOpError_t bind_window(struct ho_lease *l, struct ho_conn *c,
+                                   struct ibv_mr *mr, uint64_t addr,
+                                   uint64_t len, int access,
+                                   uint64_t deadline_ns)
+{
+  struct ho_link *k = l->link;
+  if (!k->mw)
+    return hipObjRdmaError;
+  uint32_t rkey = k->mw_keep_key ? k->mw_rkey : ibv_inc_rkey(k->mw_rkey);
+  k->mw_keep_key = false;
+  k->mw_rkey = rkey;
+  k->mw_bound = true; /* until invalidated; a failed bind is freed too */
+  k->mw_qp = c;
+  ho_mutex_lock(&l->pool->mu);
+  l->pool->stats.windows_bound++;
+  ho_mutex_unlock(&l->pool->mu);
+  hipObjOpError_t e =
+      deadline_ns ? ho_conn_bind_window_now(c, k->mw, rkey, mr, addr, len,
+                                            access, deadline_ns)
+                  : ho_conn_bind_window(c, k->mw, rkey, mr, addr, len, access);
+  /* The window's struct carries its current key: providers name the
+   * window by it in the next bind (rxe passes mw->rkey to the kernel),
+   * and only the consumer knows a type-2 bind's new key. */
+  k->mw->rkey = rkey;
+  return e;
 }
 
 hipObjOpError_t ho_lease_bind_window(struct ho_lease *l, struct ho_conn *c,
@@ -335,20 +407,19 @@ hipObjOpError_t ho_lease_bind_window(struct ho_lease *l, struct ho_conn *c,
                                      uint64_t len, int access)
 {
   struct ho_link *k = l->link;
-  uint32_t rkey = ibv_inc_rkey(k->mw_rkey);
-  if (!k->mw)
+  if (k->mw_bound) /* bound before the request: on c, or it cannot be used */
+    return k->mw_qp == c ? hipObjSuccess : hipObjRdmaError;
+  return bind_window(l, c, mr, addr, len, access, 0);
+}
+
+hipObjOpError_t ho_lease_prebind_window(struct ho_lease *l, struct ibv_mr *mr,
+                                        uint64_t addr, uint64_t len,
+                                        int access, uint64_t deadline_ns)
+{
+  struct ho_conn *c = ho_lease_kept(l);
+  if (!c || l->link->mw_bound || !ho_lease_window_rkey(l))
     return hipObjRdmaError;
-  k->mw_rkey = rkey;
-  k->mw_bound = true; /* until invalidated; a failed bind is freed too */
-  ho_mutex_lock(&l->pool->mu);
-  l->pool->stats.windows_bound++;
-  ho_mutex_unlock(&l->pool->mu);
-  hipObjOpError_t e = ho_conn_bind_window(c, k->mw, rkey, mr, addr, len, access);
-  /* The window's struct carries its current key: providers name the
-   * window by it in the next bind (rxe passes mw->rkey to the kernel),
-   * and only the consumer knows a type-2 bind's new key. */
-  k->mw->rkey = rkey;
-  return e;
+  return bind_window(l, c, mr, addr, len, access, deadline_ns);
 }
 
 hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
@@ -360,6 +431,7 @@ hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
   if (ho_conn_invalidate(c, k->mw_rkey, deadline_ns) != hipObjSuccess)
     return hipObjRdmaError;
   k->mw_bound = false;
+  k->mw_qp = NULL;
   return hipObjSuccess;
 }
 
@@ -368,12 +440,14 @@ hipObjOpError_t ho_lease_close_window(struct ho_lease *l, struct ho_conn *c,
  * the window invalidates it. The next transfer makes a new one. */
 static void free_bound_window(struct ho_pool *p, struct ho_link *k)
 {
+  k->mw_keep_key = false; /* invalidated to move, never bound again */
   if (!k->mw_bound)
     return;
   if (p->dev->v->dealloc_mw(k->mw) != 0)
     ho_warn("cannot free a memory window");
   k->mw = NULL;
   k->mw_bound = false;
+  k->mw_qp = NULL;
 }
 
 void ho_pool_release(struct ho_lease *l)

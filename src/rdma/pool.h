@@ -29,6 +29,8 @@ struct ho_link {
   struct ibv_mw *mw;
   uint32_t mw_rkey;      /* the key it was last bound with (or allocated) */
   bool mw_bound;         /* a bind was posted and not yet invalidated */
+  bool mw_keep_key;      /* the next bind reuses mw_rkey: a token names it */
+  struct ho_conn *mw_qp; /* the QP it is bound on, while mw_bound */
 };
 
 struct ho_lease {
@@ -58,6 +60,8 @@ struct ho_pool_stats {
   uint64_t retired_one_shot;   /* a version-1 server's connection */
   uint64_t kept_broken;        /* a kept connection found in error before a
                                   transfer (ho_lease_check_kept) */
+  uint64_t data_first;         /* transfers whose payload moved before the
+                                  server's answer (version 3) */
   uint64_t qp_transitions;     /* the device's QP state changes */
   uint64_t windows_bound;      /* memory windows bound for transfers */
   unsigned live, idle, retired_waiting;
@@ -89,28 +93,53 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
  * False when it did. */
 bool ho_lease_check_kept(struct ho_lease *l);
 
+/* The lease's kept connection (connected, version 2 or later), or NULL. */
+struct ho_conn *ho_lease_kept(const struct ho_lease *l);
+
+/* Retire the lease's kept connection, found broken before its transfer
+ * (counted in kept_broken), and free the window it may hold: the token
+ * then asks for a new connection. */
+void ho_lease_drop_kept(struct ho_lease *l);
+
+/* Data first (docs/protocol.md, section 5): bind the link's window on the
+ * kept connection, before the request leaves, over [addr, +len) of mr
+ * with `access`, signalled, and wait for it until deadline_ns; the token
+ * then names this key (ho_lease_window_rkey). RdmaError: the connection
+ * is broken (ho_lease_drop_kept). */
+hipObjOpError_t ho_lease_prebind_window(struct ho_lease *l, struct ibv_mr *mr,
+                                        uint64_t addr, uint64_t len,
+                                        int access, uint64_t deadline_ns);
+
+/* A transfer's payload moved before the answer: counted. */
+void ho_lease_count_data_first(struct ho_lease *l);
+
 /* The QP number (with the reuse tag in its top byte) for the lease's token. */
 uint32_t ho_lease_token_qpn(const struct ho_lease *l);
 
 /* Apply the server's offer (from the reply's token): ride the connected QP
  * (reuse: the ID must be the link's) or connect the spare to the server's
- * QP with the cookie's PSNs. *out is the QP to send ready on. Errors:
- * RdmaError (the offer contradicts the proposal, or the connect failed). */
+ * QP with the cookie's PSNs; a window bound on the old connection before
+ * the request is invalidated first (until deadline_ns), and the next bind
+ * reuses its key, which the token named. *out is the QP to send ready on.
+ * Errors: RdmaError (the offer contradicts the proposal, the window
+ * cannot be moved, or the connect failed). */
 hipObjOpError_t ho_lease_connect(struct ho_lease *l, const struct ho_token *srv,
                                  const struct ho_conn_offer *offer,
-                                 uint64_t cookie, struct ho_conn **out);
+                                 uint64_t cookie, uint64_t deadline_ns,
+                                 struct ho_conn **out);
 
 /* The spare QP to announce in ready (made now if the link has none), or 0
  * when the connection ends after this transfer. */
 uint32_t ho_lease_next_qpn(struct ho_lease *l);
 
 /* Scoped tokens (docs/protocol.md, section 2): the rkey the lease's token
- * names, that of the link's window (made now if needed) with its next key;
- * 0 if no window can be made. */
+ * names, that of the link's window (made now if needed) with its next key,
+ * or the key it is bound with (data first); 0 if no window can be made. */
 uint32_t ho_lease_window_rkey(struct ho_lease *l);
 
 /* Bind the link's window on c (the connected QP the offer named) over
- * [addr, +len) of mr with `access`, under ho_lease_window_rkey()'s key. */
+ * [addr, +len) of mr with `access`, under ho_lease_window_rkey()'s key;
+ * nothing to do if it was bound on c before the request (data first). */
 hipObjOpError_t ho_lease_bind_window(struct ho_lease *l, struct ho_conn *c,
                                      struct ibv_mr *mr, uint64_t addr,
                                      uint64_t len, int access);

@@ -92,6 +92,24 @@ static bool parse_status3(const char *s, int *status)
   return true;
 }
 
+/* 1 to 20 decimal digits, no leading zero, at most UINT64_MAX. */
+static bool parse_count(const char *s, size_t len, uint64_t *out)
+{
+  uint64_t v = 0;
+  if (len == 0 || len > 20 || (s[0] == '0' && len > 1))
+    return false;
+  for (size_t i = 0; i < len; i++) {
+    if (s[i] < '0' || s[i] > '9')
+      return false;
+    uint64_t d = (uint64_t)(s[i] - '0');
+    if (v > (UINT64_MAX - d) / 10)
+      return false;
+    v = v * 10 + d;
+  }
+  *out = v;
+  return true;
+}
+
 bool ho_reply_parse(const char *s, size_t len, struct ho_reply *out)
 {
   if (!s || !out)
@@ -106,6 +124,15 @@ bool ho_reply_parse(const char *s, size_t len, struct ho_reply *out)
   } else if (len == 3) {
     if (!parse_status3(s, &r.status))
       return false;
+  } else if (len == sizeof HO_REPLY_RDMA_FAILED - 1 &&
+             memcmp(s, HO_REPLY_RDMA_FAILED, len) == 0) {
+    r.status = 500;
+    r.rdma_failed = true;
+  } else if (len > 5 && memcmp(s, HO_REPLY_DONE, 5) == 0) {
+    if (!parse_count(s + 5, len - 5, &r.bytes))
+      return false;
+    r.status = 200;
+    r.done = true;
   } else if (len == 4 + HO_TOKEN_HEX && memcmp(s, "200:", 4) == 0) {
     if (!ho_token_decode(s + 4, HO_TOKEN_HEX, &r.peer))
       return false;

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hipobj.h"
+
 #define HO_TOKEN_BYTES 44
 #define HO_TOKEN_HEX 88
 
@@ -39,7 +41,25 @@ struct ho_reply {
   int status;            /* 100..599; ok is 200, err is 500 */
   bool has_peer;         /* the 200:<token> form */
   struct ho_token peer;  /* valid when has_peer */
+  bool done;             /* done:<bytes>, status 200: the payload moved
+                            before the answer (version 3) */
+  bool rdma_failed;      /* rdma-failed, status 500: the server's RDMA
+                            failed before the answer; nothing committed */
+  uint64_t bytes;        /* valid when done */
 };
+
+/* Version 3 (docs/protocol.md, section 5): a client token's port byte
+ * carries the data-first flag in its top bit: the client bound the
+ * transfer's window on the connection the token proposes, so the server
+ * may move the payload before it answers. */
+#define HO_TOKEN_DATA_FIRST 0x80u
+#define HO_REPLY_DONE HIPOBJ_RDMA_REPLY_DONE_PREFIX
+#define HO_REPLY_RDMA_FAILED HIPOBJ_RDMA_REPLY_RDMA_FAILED
+
+static inline bool ho_token_data_first(const struct ho_token *t)
+{
+  return (t->port & HO_TOKEN_DATA_FIRST) != 0;
+}
 
 /* Strict grammar: trailing NUL/CR/LF ignored, then exactly one of ok, err,
  * three digits 100..599, or 200:<88 hex digits with a valid transport>. */

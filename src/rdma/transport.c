@@ -737,11 +737,13 @@ hipObjOpError_t ho_conn_wait_msg(struct ho_conn *c, bool *send_pending,
   return r == HO_WAIT_DONE ? hipObjSuccess : hipObjRdmaError;
 }
 
-hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
-                                    uint32_t rkey, struct ibv_mr *mr,
-                                    uint64_t addr, uint64_t len, int access)
+static hipObjOpError_t post_bind(struct ho_conn *c, struct ibv_mw *mw,
+                                 uint32_t rkey, struct ibv_mr *mr,
+                                 uint64_t addr, uint64_t len, int access,
+                                 unsigned flags)
 {
-  struct ibv_send_wr wr = {.wr_id = HO_WRID_MW_BIND, .opcode = IBV_WR_BIND_MW};
+  struct ibv_send_wr wr = {.wr_id = HO_WRID_MW_BIND, .opcode = IBV_WR_BIND_MW,
+                           .send_flags = flags};
   struct ibv_send_wr *bad = NULL;
   wr.bind_mw.mw = mw;
   wr.bind_mw.rkey = rkey;
@@ -753,15 +755,50 @@ hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
                                                       : hipObjRdmaError;
 }
 
-static enum ho_take take_invalidation(struct ho_conn *c,
-                                      const struct ibv_wc *wc, void *arg)
+hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
+                                    uint32_t rkey, struct ibv_mr *mr,
+                                    uint64_t addr, uint64_t len, int access)
 {
-  (void)arg;
+  return post_bind(c, mw, rkey, mr, addr, len, access, 0);
+}
+
+/* The completion of the signalled work request whose ID arg points to;
+ * any error completion ends the wait. */
+static enum ho_take take_own(struct ho_conn *c, const struct ibv_wc *wc,
+                             void *arg)
+{
   if (wc->status != IBV_WC_SUCCESS) {
     ho_conn_report_wc(c, wc);
     return HO_TAKE_ERROR;
   }
-  return wc->wr_id == HO_WRID_MW_INV ? HO_TAKE_DONE : HO_TAKE_MORE;
+  return wc->wr_id == *(const uint64_t *)arg ? HO_TAKE_DONE : HO_TAKE_MORE;
+}
+
+/* Post a signalled work request and wait for its completion; a QP that
+ * cannot complete it is broken. */
+static hipObjOpError_t post_and_wait(struct ho_conn *c, int posted,
+                                     uint64_t wr_id, uint64_t deadline_ns,
+                                     const char *what)
+{
+  if (posted != 0)
+    return hipObjRdmaError;
+  if (ho_conn_wait(c, deadline_ns, NULL, 1000, take_own, &wr_id) ==
+      HO_WAIT_DONE)
+    return hipObjSuccess;
+  ho_warn("QP 0x%x: cannot %s a memory window", c->qp->qp_num, what);
+  c->state = HO_CONN_BROKEN;
+  return hipObjRdmaError;
+}
+
+hipObjOpError_t ho_conn_bind_window_now(struct ho_conn *c, struct ibv_mw *mw,
+                                        uint32_t rkey, struct ibv_mr *mr,
+                                        uint64_t addr, uint64_t len,
+                                        int access, uint64_t deadline_ns)
+{
+  hipObjOpError_t e = post_bind(c, mw, rkey, mr, addr, len, access,
+                                IBV_SEND_SIGNALED);
+  return post_and_wait(c, e == hipObjSuccess ? 0 : -1, HO_WRID_MW_BIND,
+                       deadline_ns, "bind");
 }
 
 hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,
@@ -772,14 +809,8 @@ hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,
                            .send_flags = IBV_SEND_SIGNALED,
                            .invalidate_rkey = rkey};
   struct ibv_send_wr *bad = NULL;
-  if (c->dev->v->post_send(c->qp, &wr, &bad) != 0)
-    return hipObjRdmaError;
-  if (ho_conn_wait(c, deadline_ns, NULL, 1000, take_invalidation, NULL) ==
-      HO_WAIT_DONE)
-    return hipObjSuccess;
-  ho_warn("QP 0x%x: cannot invalidate a memory window", c->qp->qp_num);
-  c->state = HO_CONN_BROKEN;
-  return hipObjRdmaError;
+  return post_and_wait(c, c->dev->v->post_send(c->qp, &wr, &bad),
+                       HO_WRID_MW_INV, deadline_ns, "invalidate");
 }
 
 void ho_conn_token(const struct ho_conn *c, struct ho_token *t)

@@ -221,6 +221,14 @@ hipObjOpError_t ho_conn_bind_window(struct ho_conn *c, struct ibv_mw *mw,
                                     uint32_t rkey, struct ibv_mr *mr,
                                     uint64_t addr, uint64_t len, int access);
 
+/* As ho_conn_bind_window, signalled, and wait (until deadline_ns) for its
+ * completion: a connection that cannot bind is broken (data first,
+ * docs/protocol.md section 5). */
+hipObjOpError_t ho_conn_bind_window_now(struct ho_conn *c, struct ibv_mw *mw,
+                                        uint32_t rkey, struct ibv_mr *mr,
+                                        uint64_t addr, uint64_t len,
+                                        int access, uint64_t deadline_ns);
+
 /* Invalidate the window rkey (IBV_WR_LOCAL_INV) and wait for it until
  * deadline_ns. RdmaError if it fails or times out (the QP is then broken). */
 hipObjOpError_t ho_conn_invalidate(struct ho_conn *c, uint32_t rkey,

@@ -12,6 +12,8 @@ hipObjOpError_t ho_control_check_reply(const char *raw, size_t len,
     return hipObjS3Error;
   }
   *status = reply->status;
+  if (reply->done || reply->rdma_failed)
+    return hipObjSuccess; /* data first: the outcome itself, for the caller */
   if (!ho_status_is_success(reply->status))
     return hipObjS3Error;
   if (!reply->has_peer || reply->peer.transport != HO_TRANSPORT_RC) {

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -60,6 +61,7 @@ struct worker {
   struct ho_engine_io io;
   struct ho_engine_xfer_opts xo;
   struct ho_msg ready;
+  bool data_first; /* no ready, no final: the answer follows the payload */
   bool finished; /* io.finish was called */
   /* While waiting for ready (awaiting, since: under the engine's mu): a
    * full engine may cancel it after ready_grace_ms. */
@@ -709,7 +711,8 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
       next += n;
       if (++inflight > max_inflight)
         max_inflight = inflight;
-      if (get && next == w->size && post_final_early(w, fs) != HO_FINAL_OK)
+      if (get && !w->data_first && next == w->size &&
+          post_final_early(w, fs) != HO_FINAL_OK)
         return HO_FINAL_RDMA_ERROR;
     }
     struct ibv_wc wc;
@@ -759,11 +762,37 @@ static bool ready_matches(const struct worker *w)
          (w->ready.version < HO_PROTO_V2 || w->ready.op == ho_wire_op(w->op));
 }
 
+/* Data first (docs/protocol.md, section 5): no ready, no final. Every
+ * chunk's completion is waited for (a GET's WRITEs acknowledged), and a
+ * PUT commits, before the caller answers with the outcome. */
+static int run_data_first(struct worker *w, uint64_t *moved, bool *finished)
+{
+  enum final_state fs = FINAL_NOT_SENT;
+  int status = HO_FINAL_OK;
+  if (cancelled(w))
+    status = HO_FINAL_STORE_ERROR;
+  else if (!worker_chunks(w))
+    status = HO_FINAL_RDMA_ERROR;
+  if (status == HO_FINAL_OK)
+    status = move_payload(w, moved, &fs);
+  if (status == HO_FINAL_OK) {
+    *finished = true;
+    if (w->io.finish(w->io.ctx, HO_FINAL_OK, *moved) != 0 &&
+        w->op == HIPOBJ_RDMA_OP_PUT)
+      status = HO_FINAL_STORE_ERROR;
+  }
+  if (status == HO_FINAL_OK)
+    note_moved(w, *moved);
+  return status;
+}
+
 /* *finished: io.finish was called (a PUT's commit). *final_ok: the final
  * message was acknowledged. */
 static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
                         bool *finished, bool *final_ok)
 {
+  if (w->data_first)
+    return run_data_first(w, moved, finished);
   enum final_state fs = FINAL_NOT_SENT;
   struct ibv_wc wc;
   *moved = 0;
@@ -839,11 +868,30 @@ static void end_transfer(struct worker *w, bool ok)
   retire(e, v);
 }
 
-static void run_one(struct worker *w)
+/* A data-first transfer's answer: done:<bytes>, or why it failed. */
+static enum ho_engine_start_result data_first_reply(int status, uint64_t moved,
+                                                   char reply[HO_ENGINE_REPLY_MAX])
+{
+  if (status == HO_FINAL_OK) {
+    snprintf(reply, HO_ENGINE_REPLY_MAX, HO_REPLY_DONE "%llu",
+             (unsigned long long)moved);
+    return HO_ENGINE_STARTED;
+  }
+  snprintf(reply, HO_ENGINE_REPLY_MAX, "%s",
+           status == HO_FINAL_RDMA_ERROR ? HO_REPLY_RDMA_FAILED : "500");
+  return HO_ENGINE_RAN_FAILED;
+}
+
+/* reply: data first, the answer (and *res its start result); NULL
+ * otherwise. */
+static void run_one(struct worker *w, char *reply,
+                    enum ho_engine_start_result *res)
 {
   bool timed_out = false, finished = false, final_ok = true;
   uint64_t moved = 0;
   int status = run_transfer(w, &timed_out, &moved, &finished, &final_ok);
+  if (reply)
+    *res = data_first_reply(status, moved, reply);
   if (!finished)
     w->io.finish(w->io.ctx, status, moved);
   account(w, status, timed_out, final_ok, moved);
@@ -873,7 +921,7 @@ static void *worker_main(void *arg)
       break;
     w->go = false;
     ho_mutex_unlock(&e->mu);
-    run_one(w);
+    run_one(w, NULL, NULL);
     ho_mutex_lock(&e->mu);
   }
   ho_mutex_unlock(&e->mu);
@@ -1061,6 +1109,19 @@ static void write_reply(const struct worker *w, char reply[HO_ENGINE_REPLY_MAX])
   ho_token_encode(&mine, reply + 4);
 }
 
+/* Data first: on the caller's thread, to its end; the caller answers. */
+static enum ho_engine_start_result start_data_first(struct worker *w,
+                                                    char reply[HO_ENGINE_REPLY_MAX])
+{
+  enum ho_engine_start_result res = HO_ENGINE_RAN_FAILED;
+  ho_mutex_lock(&w->e->mu);
+  w->awaiting = false;
+  w->e->stats.data_first++;
+  ho_mutex_unlock(&w->e->mu);
+  run_one(w, reply, &res);
+  return res;
+}
+
 static void spawn(struct worker *w)
 {
   ho_mutex_lock(&w->e->mu);
@@ -1107,6 +1168,9 @@ enum ho_engine_start_result ho_engine_start_ex(
   w->cookie = new_cookie();
   memset(&w->ready, 0, sizeof w->ready);
   w->finished = false;
+  w->data_first = e->cfg.data_first && w->reuse && ho_token_data_first(&client);
+  if (w->data_first)
+    return start_data_first(w, reply);
   if ((!w->reuse && !connect_new(w)) ||
       ho_conn_post_msg_recv(w->sc->conn) != hipObjSuccess) {
     abandon(w);

@@ -37,6 +37,9 @@ struct ho_engine_config {
   bool fault_bad_cookie;      /* put a different cookie in final */
   bool fault_v1;              /* answer as a version-1 server: a new
                                  connection per transfer, offer fields 0 */
+  bool data_first;            /* move the payload before the answer when a
+                                 token says data first on a kept connection
+                                 (docs/protocol.md, section 5, version 3) */
 };
 
 /* What the transfer reads from or writes to. Called on the engine's thread. */
@@ -58,11 +61,23 @@ struct ho_engine_io {
 };
 
 enum ho_engine_start_result {
-  HO_ENGINE_STARTED = 0,   /* reply holds "200:<server token>" */
+  HO_ENGINE_STARTED = 0,   /* reply holds "200:<server token>"; or, data
+                              first, the transfer ran and succeeded: reply
+                              holds "done:<bytes>" */
   HO_ENGINE_BAD_TOKEN = 1, /* malformed token: answer 400, no reply header */
   HO_ENGINE_DECLINE = 2,   /* cannot serve it: answer with reply 501 */
-  HO_ENGINE_BUSY = 3       /* every QP is in use: answer 503 */
+  HO_ENGINE_BUSY = 3,      /* every QP is in use: answer 503 */
+  HO_ENGINE_RAN_FAILED = 4 /* data first: the transfer ran and failed:
+                              answer 500 with the reply ("rdma-failed", or
+                              "500" when the store failed) */
 };
+
+/* Whether a start result means the transfer ran or runs (io.finish and
+ * opts.done are called). */
+static inline bool ho_engine_started(enum ho_engine_start_result r)
+{
+  return r == HO_ENGINE_STARTED || r == HO_ENGINE_RAN_FAILED;
+}
 
 struct ho_engine_stats {
   uint64_t started, completed, failed, timed_out, bad_cookie;
@@ -72,6 +87,7 @@ struct ho_engine_stats {
                                without ready, to serve a new request */
   uint64_t rdma_failed; /* the payload's RDMA failed after ready (in
                            failed) */
+  uint64_t data_first;  /* transfers run before the answer (version 3) */
   uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT),
                                          counted before final is sent */
   unsigned max_reads_in_flight;
@@ -128,8 +144,10 @@ void ho_engine_refuse_new(struct ho_engine *e);
 
 /* op: HIPOBJ_RDMA_OP_GET (server WRITEs `size` bytes) or HIPOBJ_RDMA_OP_PUT
  * (server READs `size` bytes). The token's length must equal size.
- * On HO_ENGINE_STARTED, io->finish will be called exactly once; otherwise
- * never. */
+ * When ho_engine_started(result), io->finish will be called exactly once;
+ * otherwise never. Data first (cfg.data_first, a token that says so, on a
+ * kept connection): the transfer runs on the calling thread, and the call
+ * returns when it has ended (io->finish and opts->done called). */
 enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
                                             const char *token, size_t token_len,
                                             int op, uint64_t size,

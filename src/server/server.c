@@ -19,7 +19,8 @@ _Static_assert(sizeof(hipObjServerRequest_t) == HO_SERVER_REQUEST_V0,
 _Static_assert(offsetof(hipObjServerRequest_t, doneArg) == 88, "ABI");
 _Static_assert(offsetof(hipObjServerReply_t, bytesTransferred) == 104, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, rdmaFailed) == 192, "appended");
-_Static_assert(sizeof(hipObjServerStats_t) == 200, "ABI");
+_Static_assert(offsetof(hipObjServerStats_t, dataFirst) == 200, "appended");
+_Static_assert(sizeof(hipObjServerStats_t) == 208, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, readyReclaimed) == 184, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, qpTransitions) == 160, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, maxReadsInFlight) == 180, "ABI");
@@ -86,7 +87,8 @@ static bool limits_ok(const hipObjServerConfig_t *c)
 {
   if (c->nicCount > 0 && !c->nics)
     return false;
-  if (c->flags & ~HIPOBJ_SERVER_ALL_ACTIVE_NICS || c->reserved)
+  if (c->flags & ~(HIPOBJ_SERVER_ALL_ACTIVE_NICS | HIPOBJ_SERVER_DATA_FIRST) ||
+      c->reserved)
     return false;
   if (c->maxTransfers > 4096 || c->maxConnections > 65536 || c->depth > 32)
     return false;
@@ -114,7 +116,9 @@ static struct ho_engine_config engine_config(const hipObjServerConfig_t *c,
                                    .depth = c->depth,
                                    .ready_timeout_ms = c->readyTimeoutMs,
                                    .rdma_timeout_ms = c->rdmaTimeoutMs,
-                                   .fault_skip_final = c->faultSkipFinal};
+                                   .fault_skip_final = c->faultSkipFinal,
+                                   .data_first = (c->flags &
+                                                  HIPOBJ_SERVER_DATA_FIRST) != 0};
 }
 
 static hipObjServerStatus_t add_engine(hipObjServer_t *s,
@@ -360,7 +364,7 @@ static enum ho_engine_start_result try_engines(hipObjServer_t *s,
     ho_xfer_engine_io(x, &io, &xo, i);
     res = ho_engine_start_ex(s->engines[i], r->token, (size_t)r->tokenLength,
                              (int)r->op, r->length, &io, &xo, reply);
-    if (res == HO_ENGINE_STARTED || res == HO_ENGINE_BAD_TOKEN)
+    if (ho_engine_started(res) || res == HO_ENGINE_BAD_TOKEN)
       return res;
     busy |= res == HO_ENGINE_BUSY;
   }
@@ -415,7 +419,7 @@ hipObjServerStatus_t hipObjServerStart(hipObjServer_t *srv,
       x && !ho_server_foreign_token(r.token, r.tokenLength)
           ? try_engines(srv, &r, x, rep)
           : HO_ENGINE_DECLINE;
-  if (res != HO_ENGINE_STARTED) {
+  if (!ho_engine_started(res)) {
     if (x)
       ho_xfer_discard(x);
     else if (r.mem)
@@ -426,14 +430,16 @@ hipObjServerStatus_t hipObjServerStart(hipObjServer_t *srv,
   ho_mutex_lock(&srv->mu);
   srv->starting--;
   ho_mutex_unlock(&srv->mu);
-  if (res != HO_ENGINE_STARTED) {
+  if (!ho_engine_started(res)) {
     answer(reply, st);
     return st;
   }
   /* x may have ended already: without a handle, it is not touched again. */
   answer(reply, hipObjServerSuccess);
   memcpy(reply->rdmaReply, rep, sizeof rep);
-  reply->bytesTransferred = r.length;
+  reply->bytesTransferred = res == HO_ENGINE_RAN_FAILED ? 0 : r.length;
+  if (res == HO_ENGINE_RAN_FAILED)
+    reply->httpStatus = 500; /* data first: the transfer's outcome */
   if (xfer)
     *xfer = x;
   return hipObjServerSuccess;
@@ -462,6 +468,7 @@ static void add_engine_stats(hipObjServerStats_t *o,
   o->qpTransitions += e->qp_transitions;
   o->readyReclaimed += e->ready_reclaimed;
   o->rdmaFailed += e->rdma_failed;
+  o->dataFirst += e->data_first;
   o->connLive += e->conn_live;
   o->connIdle += e->conn_idle;
   if (e->max_reads_in_flight > o->maxReadsInFlight)

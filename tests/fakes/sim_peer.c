@@ -97,7 +97,7 @@ static int start(struct sim_request *r, const char *token, size_t len)
   struct ho_engine_io eio = {io_read, io_write, io_finish, io};
   r->start_result = ho_engine_start(r->peer->engine, token, len, r->op,
                                     r->size, &eio, r->reply);
-  if (r->start_result != HO_ENGINE_STARTED) {
+  if (!ho_engine_started(r->start_result)) {
     free(io->scratch);
     free(io);
   }
@@ -142,6 +142,7 @@ static int sim_recv(void *ctx, char *reply, size_t *len)
   }
   switch (r->start_result) {
   case HO_ENGINE_STARTED:
+  case HO_ENGINE_RAN_FAILED: /* data first: the outcome */
     if (r->on_reply)
       r->on_reply(r);
     return put_reply(r->reply, reply, len);

@@ -14,7 +14,7 @@
 #include "common/clock.h"
 #include "options.h"
 
-#define NVARS 16
+#define NVARS 17
 
 static const char *const names[NVARS] = {
     "HIPOBJ_MAX_TRANSFERS",      "HIPOBJ_STAGE_TIMEOUT_MS",
@@ -25,6 +25,7 @@ static const char *const names[NVARS] = {
     "HIPOBJ_SCOPED_TOKENS",      "HIPOBJ_REQUIRE_SCOPED_TOKENS",
     "HIPOBJ_MAX_RAILS",          "HIPOBJ_RETRIES",
     "HIPOBJ_STALL_TIMEOUT_MS",   "HIPOBJ_SPIN_US",
+    "HIPOBJ_DATA_FIRST",
 };
 
 struct values {

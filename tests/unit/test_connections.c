@@ -36,6 +36,8 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
     p[i] = (uint8_t)((i * 2654435761u + seed) >> 13);
 }
 
+static bool answer_first_next; /* the next make(): HIPOBJ_DATA_FIRST=0 */
+
 static int make(void **state, const struct ho_engine_config *cfg_b,
                 unsigned client_idle_ms)
 {
@@ -44,6 +46,8 @@ static int make(void **state, const struct ho_engine_config *cfg_b,
     return -1;
   if (client_idle_ms)
     f->w.opts.idle_timeout_ms = client_idle_ms;
+  f->w.opts.data_first = !answer_first_next;
+  answer_first_next = false;
   if (world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
     return -1;
   if (sim_peer_create(&f->a, &f->w.plat, NULL, OBJ_SIZE) != 0 ||
@@ -226,6 +230,88 @@ static void stale_key_is_retired(void **state)
   assert_int_equal(engine(&f->a).retired_stale, 1);
   assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 128, 4096), hipObjSuccess);
   assert_int_equal(pool().retired_replaced, 1);
+}
+
+/* Data first: a kept connection that cannot bind the window before the
+ * request (here the bind's completion fails) is replaced in the same
+ * call, and the server retires the stale key; nothing is retried. */
+static void data_first_bind_finds_broken_connection(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  fake_device_force_error(WORLD_CLIENT_NIC, 1, IBV_WC_REM_ACCESS_ERR);
+  assert_int_equal(xfer(f, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  assert_int_equal(pool().kept_broken, 1);
+  assert_int_equal(pool().retired_failure, 0);
+  assert_int_equal(pool().connections_made, 2);
+  assert_int_equal(engine(&f->a).retired_stale, 1);
+  assert_int_equal(engine(&f->a).conn_made, 2);
+}
+
+static int setup_data_first_server(void **state)
+{
+  struct ho_engine_config c = {.data_first = true};
+  return make(state, &c, 0);
+}
+
+static hipObjInfo_t info(void)
+{
+  hipObjInfo_t i;
+  memset(&i, 0, sizeof i);
+  i.size = sizeof i;
+  assert_int_equal(hipObjGetInfo(&i).opError, hipObjSuccess);
+  return i;
+}
+
+/* Version 3: on the connection it keeps, a server that speaks data first
+ * moves the payload before it answers "done:<bytes>": no ready, no
+ * final, no QP transition; the first transfer (a new connection) answers
+ * first. Every byte checked, both directions. */
+static void data_first_on_kept_connections(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
+  uint64_t ct = pool().qp_transitions, st = engine(&f->b).qp_transitions;
+  for (int i = 0; i < 20; i++)
+    assert_int_equal(xfer(f, &f->b, i % 2 ? HIPOBJ_RDMA_OP_PUT : HIPOBJ_RDMA_OP_GET,
+                          (uint64_t)i * 4096, 1 + (size_t)i * 3001),
+                     hipObjSuccess);
+  struct ho_engine_stats e = engine(&f->b);
+  assert_int_equal(e.data_first, 20);
+  assert_int_equal(e.completed, 21);
+  assert_int_equal(e.conn_made, 1);
+  assert_int_equal(pool().data_first, 20);
+  assert_int_equal(info().transfersDataFirst, 20);
+  assert_int_equal(pool().qp_transitions, ct);
+  assert_int_equal(e.qp_transitions, st);
+}
+
+/* Version 3: the server's RDMA fails before it answers (an error
+ * completion on its side): it answers "rdma-failed" at once, and the
+ * client tries again on a new connection, within the same call. */
+static void data_first_rdma_failure_is_retried(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_PUT, 0, 4096), hipObjSuccess);
+  engine(&f->b); /* its final acknowledged: the next completion is a WRITE's */
+  uint64_t before = info().retriesServerRdma;
+  fake_device_force_error(WORLD_SERVER_NIC, 1, IBV_WC_RETRY_EXC_ERR);
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 8192), hipObjSuccess);
+  assert_int_equal(info().retriesServerRdma, before + 1);
+  struct ho_engine_stats e = engine(&f->b);
+  assert_int_equal(e.rdma_failed, 1);
+  assert_int_equal(e.retired_failure, 1);
+  assert_int_equal(pool().retired_failure, 1);
+  assert_int_equal(e.conn_made, 2); /* the retry's connection */
+  /* and the next transfer rides it, data first */
+  assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_PUT, 64, 1000), hipObjSuccess);
+  assert_int_equal(engine(&f->b).data_first, 2);
+}
+
+static int setup_answer_first(void **state)
+{
+  answer_first_next = true; /* HIPOBJ_DATA_FIRST=0 */
+  return make(state, NULL, 0);
 }
 
 /* Any failure retires the connection on both sides; the retry (inside
@@ -513,7 +599,14 @@ int main(void)
       cmocka_unit_test_setup_teardown(proposal_to_another_server, setup, teardown),
       cmocka_unit_test_setup_teardown(server_restart, setup, teardown),
       cmocka_unit_test_setup_teardown(stale_key_is_retired, setup, teardown),
-      cmocka_unit_test_setup_teardown(failure_retires_both_sides, setup, teardown),
+      cmocka_unit_test_setup_teardown(failure_retires_both_sides,
+                                      setup_answer_first, teardown),
+      cmocka_unit_test_setup_teardown(data_first_bind_finds_broken_connection,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(data_first_on_kept_connections,
+                                      setup_data_first_server, teardown),
+      cmocka_unit_test_setup_teardown(data_first_rdma_failure_is_retried,
+                                      setup_data_first_server, teardown),
       cmocka_unit_test_setup_teardown(capacity_evicts_least_recently_used,
                                       setup_small_server, teardown),
       cmocka_unit_test_setup_teardown(idle_connections_expire, setup_idle, teardown),

@@ -122,6 +122,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_false(o->require_gpu_direct);
   assert_false(o->rdma_debug);
   assert_true(o->scoped_tokens);
+  assert_true(o->data_first);
   assert_false(o->require_scoped_tokens);
   assert_string_equal(o->gpu_runtime, "auto");
 }
@@ -147,7 +148,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 16); /* each variable read once */
+  assert_int_equal(e.lookups, 17); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -580,7 +581,7 @@ static void test_env_var_list(void **state)
       assert_string_not_equal(names[k], names[n]);
     n++;
   }
-  assert_int_equal(n, 16);
+  assert_int_equal(n, 17);
   bool conns = false, idle = false;
   for (uint32_t k = 0; k < n; k++) {
     conns |= !strcmp(names[k], "HIPOBJ_MAX_CONNECTIONS");

@@ -88,6 +88,16 @@ static int failed(struct hipObjS3Call *call, hipObjS3Status_t st)
   return 1;
 }
 
+/* The server's RDMA failed in a data-first transfer (docs/protocol.md,
+ * section 5): the reply is for hipObject, which retries on a new
+ * connection. */
+static bool rdma_failed_reply(const struct ho_s3_req *r)
+{
+  static const char f[] = HIPOBJ_RDMA_REPLY_RDMA_FAILED;
+  return r->have_reply && !r->reply_too_long && r->reply_len == sizeof f - 1 &&
+         memcmp(r->reply, f, sizeof f - 1) == 0;
+}
+
 static int send_request(void *ctx, const char *token, size_t token_len)
 {
   struct hipObjS3Call *call = ctx;
@@ -117,6 +127,10 @@ static int send_request(void *ctx, const char *token, size_t token_len)
   if (r->status == HIPOBJ_RDMA_REPLY_NOT_IMPLEMENTED && r->have_reply &&
       call->cc == CURLE_OK) {
     ho_s3_result_clear(&call->res); /* declined: the reply says so */
+    return 0;
+  }
+  if (rdma_failed_reply(r) && call->cc == CURLE_OK) {
+    ho_s3_result_clear(&call->res); /* hipObject tries again, or says why */
     return 0;
   }
   return failed(call, st);

@@ -478,6 +478,11 @@ free_headers:
  * (InternalError). */
 static bool s3_asks_retry(const struct ho_s3_req *r, CURLcode cc)
 {
+  /* A 500 with x-amz-rdma-reply is the outcome of a transfer that ran
+   * (data first, docs/protocol.md section 5): hipObject decides whether it
+   * is tried again, with a new token; this one is spent. */
+  if (r->have_reply && r->status != 503)
+    return false;
   return cc == CURLE_OK && (r->status == 503 || r->status == 500);
 }
 
