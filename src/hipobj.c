@@ -486,14 +486,19 @@ static hipObjOpError_t attempt(struct ho_instance *inst, const struct xfer *x,
   return e;
 }
 
-/* Before attempt n + 1 (n from 0): wait until its slot, n + 1 parts of
- * retries + 1 into the budget, so that the attempts are spread over the
- * deadline and a fault shorter than it is outlived; a fast failure (a
- * stall, an error completion) whose slot has passed goes on at once. */
+/* Before attempt n + 1 (n from 0): wait until its slot, the fraction
+ * (2^(n+1) - 1) / (2^(retries+1) - 1) of the budget (with 3 retries: 1/15,
+ * 3/15, 7/15), so that the first retries come soon after a fast failure
+ * (a server's rdma-failed answer, an error completion) and the last one
+ * late enough that a fault shorter than half the deadline (a link flap, a
+ * blackout) is outlived; a failure whose slot has passed goes on at once. */
 static void wait_for_slot(uint64_t start, uint64_t budget, unsigned retries,
                           unsigned n)
 {
-  uint64_t slot = start + budget / (retries + 1u) * (n + 1u);
+  unsigned shift = retries + 1u < 20u ? retries + 1u : 20u;
+  uint64_t den = (1ull << shift) - 1u;
+  uint64_t num = (1ull << (n + 1u < shift ? n + 1u : shift)) - 1u;
+  uint64_t slot = start + budget / den * num;
   uint64_t now = ho_now_ns();
   if (now >= slot)
     return;
