@@ -107,15 +107,6 @@ static void *worker_main(void *arg);
 static const struct ho_conn_attr server_conn_attr = {
     .max_send_wr = 64, .max_recv_wr = 4, .qp_access = 0, .timeout = 0};
 
-/* On Soft-RoCE the server's QPs wait 268 ms (timeout 16) for an
- * acknowledgement, not 67 ms: a 1 MiB READ takes up to 70 ms on the TCG VM
- * under load, and the READ request re-sent at 67 ms reaches the client
- * after its window closed; the client's responder then refuses it and its
- * QP goes to error, with no completion to say so, and the next transfer on
- * that kept connection fails (t21, delay 10 ms: 4 of 240 with no packet
- * lost). Retries stay 6: about 1.9 s before a dead client fails a
- * transfer. */
-#define HO_SOFT_SERVER_TIMEOUT 16
 
 static void set_defaults(struct ho_engine_config *c)
 {
@@ -1074,10 +1065,7 @@ static bool connect_new(struct worker *w)
   struct sconn *sc = w->sc;
   memcpy(sc->gid, w->client.gid, 16);
   sc->id = new_conn_id();
-  struct ho_conn_attr a = server_conn_attr;
-  if (ho_device_is_soft(e->dev))
-    a.timeout = HO_SOFT_SERVER_TIMEOUT;
-  if (ho_conn_create(e->dev, &a, &sc->conn) != hipObjSuccess)
+  if (ho_conn_create(e->dev, &server_conn_attr, &sc->conn) != hipObjSuccess)
     return false;
   if (ho_conn_connect(sc->conn, &w->client,
                       ho_psn_from_cookie(w->cookie, HO_PSN_SERVER_TO_CLIENT),
