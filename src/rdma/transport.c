@@ -295,7 +295,6 @@ hipObjOpError_t ho_conn_create(struct ho_device *d,
     return hipObjInternalError;
   c->dev = d;
   c->rd_atomic = rd_atomic_for(d);
-  c->timeout = a->timeout;
   c->msg = aligned_alloc(64, 2 * HO_MSG_SIZE);
   if (!c->msg)
     goto free_conn;
@@ -399,7 +398,7 @@ hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer,
   if (rc == 0) {
     memset(&a, 0, sizeof a);
     a.qp_state = IBV_QPS_RTS;
-    a.timeout = c->timeout ? c->timeout : t->timeout;
+    a.timeout = t->timeout;
     a.retry_cnt = t->retry_cnt;
     a.rnr_retry = t->rnr_retry;
     a.sq_psn = sq_psn & 0xffffff;

@@ -73,7 +73,6 @@ struct ho_conn_attr {
   uint32_t max_send_wr;
   uint32_t max_recv_wr;
   int qp_access;        /* qp_access_flags: what the peer may do to us */
-  uint8_t timeout;      /* local ACK timeout exponent; 0: the vendor row's */
 };
 
 /* A QP is connected once in its life: INIT -> RTS, then ERR when it is
@@ -99,7 +98,6 @@ struct ho_conn {
   uint8_t *msg;  /* [0, HO_MSG_SIZE) receive slot, then the send slot */
   enum ho_conn_state state;
   uint8_t rd_atomic; /* outstanding READs we issue / accept */
-  uint8_t timeout;   /* ho_conn_attr's */
   uint32_t peer_qpn; /* the QP it is connected to */
   uint64_t retired_ns; /* when it was retired (ho_now_ns clock) */
   struct ho_conn *next_retired; /* on its owner's retired list */

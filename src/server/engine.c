@@ -105,7 +105,7 @@ struct ho_engine {
 static void *worker_main(void *arg);
 
 static const struct ho_conn_attr server_conn_attr = {
-    .max_send_wr = 64, .max_recv_wr = 4, .qp_access = 0, .timeout = 0};
+    .max_send_wr = 64, .max_recv_wr = 4, .qp_access = 0};
 
 
 static void set_defaults(struct ho_engine_config *c)

@@ -524,7 +524,7 @@ static void original_ordering_fails(void **state)
   struct ho_device *sdev = NULL;
   assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_SERVER_NIC, &sdev),
                    hipObjSuccess);
-  struct ho_conn_attr attr = {8, 8, 0, 0};
+  struct ho_conn_attr attr = {8, 8, 0};
   struct ho_conn *sc = NULL;
   assert_int_equal(ho_conn_create(sdev, &attr, &sc), hipObjSuccess);
   struct ho_token client;
