@@ -274,6 +274,7 @@ void ho_lease_count_data_first(struct ho_lease *l)
 {
   ho_mutex_lock(&l->pool->mu);
   l->pool->stats.data_first++;
+  l->pool->stats.connections_reused++; /* it rode a kept connection */
   ho_mutex_unlock(&l->pool->mu);
 }
 

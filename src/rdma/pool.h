@@ -110,7 +110,8 @@ hipObjOpError_t ho_lease_prebind_window(struct ho_lease *l, struct ibv_mr *mr,
                                         uint64_t addr, uint64_t len,
                                         int access, uint64_t deadline_ns);
 
-/* A transfer's payload moved before the answer: counted. */
+/* A transfer's payload moved before the answer on the kept connection:
+ * counted (in connections_reused too). */
 void ho_lease_count_data_first(struct ho_lease *l);
 
 /* The QP number (with the reuse tag in its top byte) for the lease's token. */

@@ -281,6 +281,7 @@ static void data_first_on_kept_connections(void **state)
   assert_int_equal(e.completed, 21);
   assert_int_equal(e.conn_made, 1);
   assert_int_equal(pool().data_first, 20);
+  assert_int_equal(pool().connections_reused, 20); /* hipobj bench's reuse */
   assert_int_equal(info().transfersDataFirst, 20);
   assert_int_equal(pool().qp_transitions, ct);
   assert_int_equal(e.qp_transitions, st);
