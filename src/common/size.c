@@ -53,6 +53,22 @@ bool ho_parse_size(const char *s, uint64_t *out)
   return true;
 }
 
+bool ho_parse_uint_n(const char *s, size_t len, uint64_t *out)
+{
+  char buf[21];
+  uint64_t v;
+  if (!s || len == 0 || len >= sizeof buf)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    buf[i] = s[i] ? s[i] : 'x'; /* a NUL inside is not a digit */
+  buf[len] = '\0';
+  const char *p = buf;
+  if (!take_digits(&p, &v) || *p != '\0')
+    return false;
+  *out = v;
+  return true;
+}
+
 bool ho_parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
   uint64_t v;

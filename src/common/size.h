@@ -6,6 +6,7 @@
 #define HO_COMMON_SIZE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A size in bytes: decimal digits, then optionally a unit K, M, G or T,
@@ -17,5 +18,9 @@ bool ho_parse_size(const char *s, uint64_t *out);
 
 /* A count: decimal digits only (no sign, no space, no unit), at most max. */
 bool ho_parse_uint(const char *s, uint64_t max, uint64_t *out);
+
+/* The same over exactly len bytes (not NUL-terminated: a header's value,
+ * a part of a reply): 1 to 20 decimal digits, at most UINT64_MAX. */
+bool ho_parse_uint_n(const char *s, size_t len, uint64_t *out);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "common/hex.h"
 #include "common/le.h"
+#include "common/size.h"
 
 /* Field offsets of the 44-byte token. Changing any of these changes the
  * wire format: the asserts below keep them honest. */
@@ -95,19 +96,7 @@ static bool parse_status3(const char *s, int *status)
 /* 1 to 20 decimal digits, no leading zero, at most UINT64_MAX. */
 static bool parse_count(const char *s, size_t len, uint64_t *out)
 {
-  uint64_t v = 0;
-  if (len == 0 || len > 20 || (s[0] == '0' && len > 1))
-    return false;
-  for (size_t i = 0; i < len; i++) {
-    if (s[i] < '0' || s[i] > '9')
-      return false;
-    uint64_t d = (uint64_t)(s[i] - '0');
-    if (v > (UINT64_MAX - d) / 10)
-      return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
+  return !(len > 1 && s[0] == '0') && ho_parse_uint_n(s, len, out);
 }
 
 bool ho_reply_parse(const char *s, size_t len, struct ho_reply *out)

@@ -110,7 +110,7 @@ static struct ho_pool_stats pool(void)
 static struct ho_engine_stats engine(struct sim_peer *p)
 {
   struct ho_engine_stats s;
-  for (int i = 0; i < 500; i++) {
+  for (int i = 0; i < 2500; i++) { /* 5 s: a loaded host is slow */
     ho_engine_get_stats(p->engine, &s);
     if (s.completed + s.failed == s.started && s.conn_idle == s.conn_live)
       break;

@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "common/size.h"
 #include "internal.h"
 
 #define PROGRESS_EVERY_NS 100000000ll /* 100 ms */
@@ -37,23 +38,6 @@ void ho_s3_req_cleanup(struct ho_s3_req *r)
 
 /* ---- response headers --------------------------------------------------- */
 
-static bool parse_u64(const char *s, size_t len, uint64_t *out)
-{
-  uint64_t v = 0;
-  if (len == 0 || len > 20)
-    return false;
-  for (size_t i = 0; i < len; i++) {
-    if (s[i] < '0' || s[i] > '9')
-      return false;
-    uint64_t d = (uint64_t)(s[i] - '0');
-    if (v > (UINT64_MAX - d) / 10)
-      return false;
-    v = v * 10 + d;
-  }
-  *out = v;
-  return true;
-}
-
 /* "bytes FIRST-LAST/TOTAL": the total. */
 static bool parse_content_range(const char *v, size_t len, uint64_t *total)
 {
@@ -61,7 +45,7 @@ static bool parse_content_range(const char *v, size_t len, uint64_t *total)
   if (len < 6 || strncasecmp(v, "bytes ", 6) != 0 || !slash)
     return false;
   size_t rest = len - (size_t)(slash + 1 - v);
-  return parse_u64(slash + 1, rest, total);
+  return ho_parse_uint_n(slash + 1, rest, total);
 }
 
 /* A new response (a 100 Continue comes before the real one): forget the
@@ -72,7 +56,7 @@ static void status_line(struct ho_s3_req *r, const char *line, size_t len)
   uint64_t code = 0;
   r->status = 0;
   if (sp && (size_t)(sp - line) + 4 <= len &&
-      parse_u64(sp + 1, 3, &code))
+      ho_parse_uint_n(sp + 1, 3, &code))
     r->status = (long)code;
   r->have_reply = r->reply_too_long = false;
   r->reply_len = 0;
@@ -112,11 +96,11 @@ static void header_field(struct ho_s3_req *r, const char *name, size_t nlen,
     rdma_reply(r, v, vlen);
   } else if (IS("x-amz-rdma-bytes-transferred")) {
     r->have_xfer = true;
-    r->xfer_bad = !parse_u64(v, vlen, &r->xfer_bytes);
+    r->xfer_bad = !ho_parse_uint_n(v, vlen, &r->xfer_bytes);
   } else if (IS("etag")) {
     copy_header(r->etag, sizeof r->etag, v, vlen);
   } else if (IS("content-length")) {
-    r->have_length = parse_u64(v, vlen, &r->content_length);
+    r->have_length = ho_parse_uint_n(v, vlen, &r->content_length);
   } else if (IS("content-range")) {
     r->have_total = parse_content_range(v, vlen, &r->total_size);
   }
