@@ -173,6 +173,44 @@ static void reply_hostile(void **state)
   assert_int_equal(code, 7); /* written only on success */
 }
 
+/* Version 3 (docs/protocol.md, sections 2, 3 and 5): the data-first reply
+ * forms, strictly; the token's data-first bit in its port byte. */
+static void reply_data_first(void **state)
+{
+  (void)state;
+  struct ho_reply r;
+  assert_true(ho_reply_parse("done:4096", 9, &r));
+  assert_true(r.done && !r.rdma_failed && !r.has_peer);
+  assert_int_equal(r.status, 200);
+  assert_int_equal(r.bytes, 4096);
+  assert_true(ho_reply_parse("done:18446744073709551615\r\n", 27, &r));
+  assert_true(r.bytes == UINT64_MAX);
+  assert_true(ho_reply_parse("done:0", 6, &r)); /* the caller checks the count */
+  assert_true(ho_reply_parse("rdma-failed", 11, &r));
+  assert_true(r.rdma_failed && !r.done);
+  assert_int_equal(r.status, 500);
+  assert_int_equal(P("done:1"), 200);
+  assert_int_equal(P("rdma-failed"), 500);
+  const char *bad[] = {"done:", "done:01", "done:-1", "done:+1", "done: 1",
+                       "done:1 ", "done:18446744073709551616",
+                       "done:123456789012345678901", "done:1x", "DONE:1",
+                       "done1", "rdma-failed ", "rdma-fail", "RDMA-FAILED",
+                       "rdma-failed:1", "done:1:2"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_false(ho_reply_parse(bad[i], strlen(bad[i]), &r));
+  assert_false(ho_reply_parse("done:1\0002", 8, &r)); /* a NUL inside */
+  struct ho_token t = {.transport = HO_TRANSPORT_RC, .port = 1};
+  assert_false(ho_token_data_first(&t));
+  t.port |= HO_TOKEN_DATA_FIRST;
+  assert_true(ho_token_data_first(&t));
+  char hex[HO_TOKEN_HEX + 1];
+  struct ho_token back;
+  ho_token_encode(&t, hex);
+  assert_true(ho_token_decode(hex, HO_TOKEN_HEX, &back));
+  assert_int_equal(back.port, 0x81); /* byte 41 */
+  assert_true(ho_token_data_first(&back));
+}
+
 /* Version 1 (docs/protocol.md, section 4): bytes 24..31 reserved. */
 static void messages_v1(void **state)
 {
@@ -339,7 +377,8 @@ int main(void)
       cmocka_unit_test(v1_encodes),        cmocka_unit_test(v2_roundtrip),
       cmocka_unit_test(upper_case_accepted), cmocka_unit_test(hostile_tokens_rejected),
       cmocka_unit_test(client_nic),        cmocka_unit_test(reply_grammar),
-      cmocka_unit_test(reply_hostile),     cmocka_unit_test(messages_v1),
+      cmocka_unit_test(reply_hostile),     cmocka_unit_test(reply_data_first),
+      cmocka_unit_test(messages_v1),
       cmocka_unit_test(messages_v2),
       cmocka_unit_test(offers_and_tags),   cmocka_unit_test(server_token_fields),
       cmocka_unit_test(psns_from_cookie),  cmocka_unit_test(pure_helpers),
