@@ -208,6 +208,20 @@ static bool prepare_data_first(const struct ho_instance *inst,
   return false;
 }
 
+/* Data first: close the window bound before the request (without
+ * windows: revoke the QP's access) on the kept connection: after a done:
+ * answer, and after an answer that moved nothing (a 4xx or 5xx of the
+ * server's own, 503 when busy), which keeps the connection. */
+static hipObjOpError_t close_data_first(const struct ho_instance *inst,
+                                        struct ho_lease *l, uint64_t deadline)
+{
+  struct ho_conn *c = ho_lease_kept(l);
+  if (!c)
+    return hipObjRdmaError;
+  return inst->config.scoped ? ho_lease_close_window(l, c, deadline)
+                             : ho_conn_set_access(c, 0);
+}
+
 /* After a data-first answer: nothing left on the wire. done:<bytes> is
  * the success (the count must be the transfer's), rdma-failed a fabric
  * failure worth another try; the window is closed (or the QP's access
@@ -219,7 +233,6 @@ static hipObjOpError_t finish_data_first(const struct ho_instance *inst,
                                          uint64_t deadline,
                                          enum ho_retry_cause *why)
 {
-  struct ho_conn *c = ho_lease_kept(l);
   if (reply->rdma_failed) {
     ho_warn("the server's RDMA failed before it answered (%s): tried again "
             "on a new connection", x->op == HIPOBJ_RDMA_OP_GET ? "GET" : "PUT");
@@ -231,9 +244,7 @@ static hipObjOpError_t finish_data_first(const struct ho_instance *inst,
             (unsigned long long)reply->bytes, (unsigned long long)x->size);
     return hipObjRdmaError;
   }
-  hipObjOpError_t e = inst->config.scoped
-                          ? ho_lease_close_window(l, c, deadline)
-                          : ho_conn_set_access(c, 0);
+  hipObjOpError_t e = close_data_first(inst, l, deadline);
   if (e == hipObjSuccess)
     ho_lease_count_data_first(l);
   return e;
@@ -387,19 +398,6 @@ static bool exchange_failed_midway(hipObjOpError_t e, int status)
   return e != hipObjSuccess && (status == 0 || ho_status_is_success(status));
 }
 
-/* A data-first request the server answered without moving anything (a
- * 4xx or 5xx of its own, 503 when busy): the window bound for it is
- * closed (without windows: the access revoked) and the connection kept. */
-static hipObjOpError_t undo_data_first(const struct ho_instance *inst,
-                                       struct ho_lease *l, uint64_t deadline)
-{
-  struct ho_conn *c = ho_lease_kept(l);
-  if (!c)
-    return hipObjRdmaError;
-  return inst->config.scoped ? ho_lease_close_window(l, c, deadline)
-                             : ho_conn_set_access(c, 0);
-}
-
 /* What the reply says, with or without data first. */
 static hipObjOpError_t finish(struct ho_instance *inst, struct ho_lease *l,
                               const struct ho_reply *reply, bool data_first,
@@ -430,7 +428,7 @@ static hipObjOpError_t conclude(struct ho_instance *inst, struct ho_lease *l,
   l->failed = exchange_failed_midway(e, status) || reply->rdma_failed ||
               (data_first && status == 500);
   if (data_first && e != hipObjSuccess && !l->failed &&
-      undo_data_first(inst, l, ho_now_ns() + HO_PREBIND_WAIT_NS) !=
+      close_data_first(inst, l, ho_now_ns() + HO_PREBIND_WAIT_NS) !=
           hipObjSuccess)
     l->failed = true;
   return e;

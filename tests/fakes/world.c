@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "fakes/world.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "fakes/fake_verbs.h"
@@ -84,4 +85,14 @@ hipObjOpError_t world_init_gpu(struct world *w, const char *nic_hint, int gpu)
   cfg.nicHint = nic_hint;
   int native = 0;
   return ho_init_with(&w->plat, &w->opts, &cfg, &native);
+}
+
+hipObjInfo_t world_info(void)
+{
+  hipObjInfo_t i;
+  memset(&i, 0, sizeof i);
+  i.size = sizeof i;
+  if (hipObjGetInfo(&i).opError != hipObjSuccess)
+    abort();
+  return i;
 }

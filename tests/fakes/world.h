@@ -6,6 +6,7 @@
 #define HO_TESTS_WORLD_H
 
 #include "fakes/fake_sysfs.h"
+#include "hipobj.h"
 #include "options.h"
 #include "platform/platform.h"
 
@@ -36,5 +37,8 @@ void world_destroy(struct world *w);
 hipObjOpError_t world_init(struct world *w, const char *nic_hint);
 /* The same with an explicit gpuDevice. */
 hipObjOpError_t world_init_gpu(struct world *w, const char *nic_hint, int gpu);
+
+/* hipObjGetInfo() now, whole; aborts if it fails (a test's invariant). */
+hipObjInfo_t world_info(void);
 
 #endif

@@ -254,15 +254,6 @@ static int setup_data_first_server(void **state)
   return make(state, &c, 0);
 }
 
-static hipObjInfo_t info(void)
-{
-  hipObjInfo_t i;
-  memset(&i, 0, sizeof i);
-  i.size = sizeof i;
-  assert_int_equal(hipObjGetInfo(&i).opError, hipObjSuccess);
-  return i;
-}
-
 /* Version 3: on the connection it keeps, a server that speaks data first
  * moves the payload before it answers "done:<bytes>": no ready, no
  * final, no QP transition; the first transfer (a new connection) answers
@@ -282,7 +273,7 @@ static void data_first_on_kept_connections(void **state)
   assert_int_equal(e.conn_made, 1);
   assert_int_equal(pool().data_first, 20);
   assert_int_equal(pool().connections_reused, 20); /* hipobj bench's reuse */
-  assert_int_equal(info().transfersDataFirst, 20);
+  assert_int_equal(world_info().transfersDataFirst, 20);
   assert_int_equal(pool().qp_transitions, ct);
   assert_int_equal(e.qp_transitions, st);
 }
@@ -295,10 +286,10 @@ static void data_first_rdma_failure_is_retried(void **state)
   struct fixture *f = *state;
   assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_PUT, 0, 4096), hipObjSuccess);
   engine(&f->b); /* its final acknowledged: the next completion is a WRITE's */
-  uint64_t before = info().retriesServerRdma;
+  uint64_t before = world_info().retriesServerRdma;
   fake_device_force_error(WORLD_SERVER_NIC, 1, IBV_WC_RETRY_EXC_ERR);
   assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 8192), hipObjSuccess);
-  assert_int_equal(info().retriesServerRdma, before + 1);
+  assert_int_equal(world_info().retriesServerRdma, before + 1);
   struct ho_engine_stats e = engine(&f->b);
   assert_int_equal(e.rdma_failed, 1);
   assert_int_equal(e.retired_failure, 1);

@@ -308,15 +308,6 @@ static void server_never_sends_final(void **state)
   assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
 }
 
-static hipObjInfo_t info_now(void)
-{
-  hipObjInfo_t info;
-  memset(&info, 0, sizeof info);
-  info.size = sizeof info;
-  assert_int_equal(hipObjGetInfo(&info).opError, hipObjSuccess);
-  return info;
-}
-
 /* A server that gives a transfer up sends nothing more: the client knows
  * at the stall bound (200 ms here), long before the deadline (3 s), and
  * the retry, on a new connection, succeeds. */
@@ -329,13 +320,13 @@ static void stalled_server_is_retried_fast(void **state)
   fill(mute.object, 4096, 3);
   struct sim_request r;
   sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_GET, 0, 4096);
-  hipObjInfo_t i0 = info_now();
+  hipObjInfo_t i0 = world_info();
   uint64_t t0 = ho_now_ns();
   assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
                    hipObjSuccess);
   uint64_t ms = (ho_now_ns() - t0) / 1000000u;
   assert_memory_equal(f->buf, mute.object, 4096);
-  hipObjInfo_t i1 = info_now();
+  hipObjInfo_t i1 = world_info();
   assert_int_equal(i1.retriesStalled - i0.retriesStalled, 1);
   assert_int_equal(i1.stallTimeoutMs, 200);
   assert_true(ms >= 200 && ms < 2000);
@@ -352,12 +343,12 @@ static void retries_stop_at_the_deadline(void **state)
   assert_int_equal(sim_peer_create(&mute, &f->w.plat, &cfg, 4096), 0);
   struct sim_request r;
   sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_GET, 0, 4096);
-  hipObjInfo_t i0 = info_now();
+  hipObjInfo_t i0 = world_info();
   uint64_t t0 = ho_now_ns();
   assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
                    hipObjRdmaError);
   uint64_t ms = (ho_now_ns() - t0) / 1000000u;
-  hipObjInfo_t i1 = info_now();
+  hipObjInfo_t i1 = world_info();
   uint64_t n = i1.retriesStalled - i0.retriesStalled;
   assert_true(n >= 1 && n <= 2); /* 200 ms each: two fit in 600 ms */
   assert_true(ms >= 600 && ms < 1500);
