@@ -495,7 +495,13 @@ typedef struct {
    * answer, which carries the outcome. */
   uint64_t transfersDataFirst; /* transfers that ended so */
   uint32_t dataFirst;          /* HIPOBJ_DATA_FIRST (1 on) */
-  uint32_t reserved3;          /* 0 */
+  uint32_t probeIntervalMs;    /* HIPOBJ_PROBE_INTERVAL_MS */
+  /* Liveness probes (docs/protocol.md, section 7), from offset 2456:
+   * zero-length RDMA WRITEs sent while a final is awaited, and those that
+   * failed (each a server whose side of the connection was gone, found
+   * before the deadline). */
+  uint64_t probesSent;
+  uint64_t probesFailed;
   /* New fields are appended here. */
 } hipObjInfo_t;
 

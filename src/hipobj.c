@@ -138,9 +138,11 @@ struct xfer {
   int op;
 };
 
-/* The token names the lease's memory window (scoped) or the buffer's MR;
- * data first: the port byte says the window is bound on the proposed
- * connection (docs/protocol.md, section 5). RdmaError if no window can be
+/* The token names the lease's memory window (scoped) or the buffer's MR.
+ * The port byte's version-3 bit (docs/protocol.md, section 5): on a token
+ * that proposes a connection, the window is bound there (data first); on
+ * one that asks for a new connection, only that this client speaks
+ * version 3 (it takes an offer's flags). RdmaError if no window can be
  * made. */
 static hipObjOpError_t mint_token(const struct ho_instance *inst,
                                   struct ho_lease *l, const struct xfer *x,
@@ -152,7 +154,7 @@ static hipObjOpError_t mint_token(const struct ho_instance *inst,
   t.rkey = inst->config.scoped ? ho_lease_window_rkey(l) : x->b->mr->rkey;
   t.addr = x->b->token_addr + x->offset;
   t.len = x->size;
-  if (data_first)
+  if (data_first || (inst->opts.data_first && ho_token_tag(&t) == 0))
     t.port |= HO_TOKEN_DATA_FIRST;
   if (t.rkey == 0)
     return hipObjRdmaError;
@@ -376,9 +378,15 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
   uint64_t stall = x->op == HIPOBJ_RDMA_OP_GET
                        ? (uint64_t)inst->opts.stall_timeout_ms * 1000000u
                        : 0;
+  /* A server that offered it answers liveness probes: one that gave the
+   * transfer up (its QP in error) is known within the interval plus our
+   * retry budget, a PUT as well as a GET. */
+  uint64_t probe = offer.probes
+                       ? (uint64_t)inst->opts.probe_interval_ms * 1000000u
+                       : 0;
   struct ho_msg fin;
   enum ho_wait_end r =
-      ho_conn_wait_final(c, &send_pending, *deadline, stall, &fin);
+      ho_conn_wait_final(c, &send_pending, *deadline, stall, probe, &fin);
   *why = wait_cause(r, offer.reuse, !send_pending);
   if (r != HO_WAIT_DONE)
     return hipObjRdmaError;

@@ -64,7 +64,10 @@ _Static_assert(offsetof(hipObjInfo_t, retries) == 2432, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, stallTimeoutMs) == 2436, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, transfersDataFirst) == 2440, "appended");
 _Static_assert(offsetof(hipObjInfo_t, dataFirst) == 2448, "hipObjInfo_t");
-_Static_assert(sizeof(hipObjInfo_t) == 2456, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, probeIntervalMs) == 2452, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, probesSent) == 2456, "appended");
+_Static_assert(offsetof(hipObjInfo_t, probesFailed) == 2464, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjInfo_t) == 2472, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -168,6 +171,9 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
   o->stallTimeoutMs = inst->opts.stall_timeout_ms;
   o->transfersDataFirst = p.data_first;
   o->dataFirst = inst->opts.data_first ? 1u : 0u;
+  o->probeIntervalMs = inst->opts.probe_interval_ms;
+  o->probesSent = atomic_load(&inst->dev->probes);
+  o->probesFailed = atomic_load(&inst->dev->probes_failed);
 }
 
 hipObjError_t hipObjGetInfo(hipObjInfo_t *info)

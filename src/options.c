@@ -175,6 +175,8 @@ static const struct opt_row rows[] = {
     {"HIPOBJ_RETRIES", OPT_UNSIGNED, FIELD(retries), 0, RETRIES_MAX, 3, "3"},
     {"HIPOBJ_STALL_TIMEOUT_MS", OPT_UNSIGNED, FIELD(stall_timeout_ms), 0,
      TIMEOUT_MS_MAX, 3000, "3000"},
+    {"HIPOBJ_PROBE_INTERVAL_MS", OPT_UNSIGNED, FIELD(probe_interval_ms), 0,
+     TIMEOUT_MS_MAX, 200, "200"},
     {"HIPOBJ_SPIN_US", OPT_SPIN, FIELD(spin_us), 0, HO_SPIN_US_MAX,
      HO_SPIN_US_AUTO, "auto: 0 us on Soft-RoCE or 2 CPUs or fewer, else 10"},
     {"HIPOBJ_DMABUF", OPT_BOOL, FIELD(dmabuf), 0, 0, true, "on"},

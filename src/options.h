@@ -28,6 +28,9 @@ struct ho_options {
   unsigned stall_timeout_ms;    /* HIPOBJ_STALL_TIMEOUT_MS: 3000, 0..86400000
                                    (0: none): a GET's attempt fails when
                                    nothing came from the server this long */
+  unsigned probe_interval_ms;   /* HIPOBJ_PROBE_INTERVAL_MS: 200, 0..86400000
+                                   (0: none): while a final is awaited, a
+                                   liveness probe this often */
   unsigned spin_us;             /* HIPOBJ_SPIN_US: auto (HO_SPIN_US_AUTO:
                                    0 on Soft-RoCE or 2 CPUs or fewer, else
                                    10), 0..1000000, or poll (HO_SPIN_US_POLL:

@@ -148,11 +148,13 @@ bool ho_offer_decode(const struct ho_token *server, struct ho_conn_offer *out)
     o.version = 1;
   } else {
     uint8_t reuse = (uint8_t)(server->rkey >> 8);
-    if ((server->rkey & 0xff) != 2 || reuse > 1 || server->rkey >> 16 != 0 ||
-        ho_conn_tag(server->len) == 0)
+    uint32_t flags = server->rkey >> 16;
+    if ((server->rkey & 0xff) != 2 || reuse > 1 ||
+        (flags & ~HO_OFFER_PROBES) != 0 || ho_conn_tag(server->len) == 0)
       return false;
     o.version = 2;
     o.reuse = reuse == 1;
+    o.probes = (flags & HO_OFFER_PROBES) != 0;
     o.conn_id = server->len;
   }
   *out = o;
@@ -166,6 +168,7 @@ void ho_offer_encode(const struct ho_conn_offer *o, struct ho_token *server)
     server->len = 0;
     return;
   }
-  server->rkey = 2u | (o->reuse ? 1u : 0u) << 8;
+  server->rkey = 2u | (o->reuse ? 1u : 0u) << 8 |
+                 (o->probes ? (uint32_t)HO_OFFER_PROBES : 0u) << 16;
   server->len = o->conn_id;
 }

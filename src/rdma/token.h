@@ -88,10 +88,16 @@ static inline uint8_t ho_conn_tag(uint64_t conn_id)
   return (uint8_t)(conn_id >> 56);
 }
 
+/* The offer's flags (its rkey field's third byte). */
+#define HO_OFFER_PROBES 0x01u
+
 struct ho_conn_offer {
   uint8_t version;  /* HO_PROTO_V1: both fields zero, a connection per
                        transfer; HO_PROTO_V2: the fields below */
   bool reuse;       /* the transfer rides the proposed connection */
+  bool probes;      /* version 3: the server's QP acknowledges a zero-length
+                       RDMA WRITE (a liveness probe); offered only to a
+                       token that set the data-first bit */
   uint64_t conn_id; /* the connection's ID (ho_conn_tag() != 0) */
 };
 

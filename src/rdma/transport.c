@@ -526,6 +526,7 @@ static const char *wr_name(uint64_t wr_id)
   case HO_WRID_MSG_RECV: return "receive";
   case HO_WRID_MW_BIND: return "window bind";
   case HO_WRID_MW_INV: return "window invalidation";
+  case HO_WRID_PROBE: return "liveness probe";
   default: return "work request";
   }
 }
@@ -566,6 +567,31 @@ static void block_on_channel(struct ho_conn *c, uint64_t now,
                             memory_order_relaxed);
 }
 
+hipObjOpError_t ho_conn_probe(struct ho_conn *c)
+{
+  struct ibv_send_wr wr = {.wr_id = HO_WRID_PROBE,
+                           .opcode = IBV_WR_RDMA_WRITE,
+                           .send_flags = IBV_SEND_SIGNALED};
+  struct ibv_send_wr *bad = NULL;
+  if (c->dev->v->post_send(c->qp, &wr, &bad) != 0)
+    return hipObjRdmaError;
+  c->probe_pending = true;
+  atomic_fetch_add_explicit(&c->dev->probes, 1, memory_order_relaxed);
+  return hipObjSuccess;
+}
+
+/* A probe's completion, whatever the wait is for: false (reported) when
+ * it failed: the peer's side of the connection is gone. */
+static bool take_probe(struct ho_conn *c, const struct ibv_wc *wc)
+{
+  c->probe_pending = false;
+  if (wc->status == IBV_WC_SUCCESS)
+    return true;
+  atomic_fetch_add_explicit(&c->dev->probes_failed, 1, memory_order_relaxed);
+  ho_conn_report_wc(c, wc);
+  return false;
+}
+
 enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
                               const atomic_bool *cancel, unsigned max_sleep_us,
                               ho_take_fn take, void *arg)
@@ -578,6 +604,11 @@ enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
     if (n < 0) {
       c->state = HO_CONN_BROKEN;
       return HO_WAIT_ERROR;
+    }
+    if (n == 1 && wc.wr_id == HO_WRID_PROBE) {
+      if (!take_probe(c, &wc))
+        return HO_WAIT_ERROR;
+      continue;
     }
     if (n == 1) {
       enum ho_take t = take(c, &wc, arg);
@@ -691,19 +722,64 @@ static void report_timeout(struct ho_conn *c, bool got)
 
 #define STALL_SLICES 8 /* looks at the PSN this often per stall bound */
 
+/* Whether the receive PSN has not moved for stall_ns (reported). */
+static bool stalled(struct ho_conn *c, uint64_t stall_ns, uint64_t now,
+                    uint32_t *psn, uint64_t *moved_at)
+{
+  bool ok = false;
+  uint32_t p = rq_psn(c, &ok);
+  if (!ok || p != *psn) {
+    *psn = p;
+    *moved_at = now;
+    return false;
+  }
+  if (now - *moved_at < stall_ns)
+    return false;
+  ho_warn("QP 0x%x: nothing from the server for %llu ms: it gave the "
+          "transfer up", c->qp->qp_num,
+          (unsigned long long)(stall_ns / 1000000u));
+  c->state = HO_CONN_BROKEN;
+  return true;
+}
+
+/* The next wake of ho_conn_wait_final: the deadline, or sooner to look
+ * at the PSN (stall bound) or to probe. */
+static uint64_t next_wake(uint64_t deadline_ns, uint64_t stall_ns,
+                          uint64_t probe_at)
+{
+  uint64_t until = deadline_ns, now = ho_now_ns();
+  if (stall_ns && now + stall_ns / STALL_SLICES < until)
+    until = now + stall_ns / STALL_SLICES;
+  if (probe_at && probe_at < until)
+    until = probe_at;
+  return until;
+}
+
+/* Probe when it is time, our send has completed and no probe is owed;
+ * returns the next probe time (0: none). */
+static uint64_t maybe_probe(struct ho_conn *c, bool send_pending,
+                            uint64_t probe_ns, uint64_t probe_at, uint64_t now)
+{
+  if (!probe_ns || now < probe_at)
+    return probe_at;
+  if (!send_pending && !c->probe_pending && ho_conn_probe(c) != hipObjSuccess)
+    ho_warn("QP 0x%x: cannot post a liveness probe", c->qp->qp_num);
+  return now + probe_ns;
+}
+
 enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
                                     uint64_t deadline_ns, uint64_t stall_ns,
-                                    struct ho_msg *m)
+                                    uint64_t probe_ns, struct ho_msg *m)
 {
   struct msg_wait w = {send_pending, false, false, m};
   bool ok = false;
   uint32_t psn = stall_ns ? rq_psn(c, &ok) : 0;
   uint64_t moved_at = ho_now_ns();
+  uint64_t probe_at = probe_ns ? moved_at + probe_ns : 0;
   for (;;) {
-    uint64_t until = deadline_ns;
-    if (stall_ns && ho_now_ns() + stall_ns / STALL_SLICES < until)
-      until = ho_now_ns() + stall_ns / STALL_SLICES;
-    enum ho_wait_end r = ho_conn_wait(c, until, NULL, 1000, take_msg, &w);
+    enum ho_wait_end r =
+        ho_conn_wait(c, next_wake(deadline_ns, stall_ns, probe_at), NULL,
+                     1000, take_msg, &w);
     if (r == HO_WAIT_ERROR && w.malformed)
       return HO_WAIT_MALFORMED;
     if (r != HO_WAIT_TIMEOUT)
@@ -713,17 +789,9 @@ enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
       report_timeout(c, w.got);
       return HO_WAIT_TIMEOUT;
     }
-    uint32_t p = rq_psn(c, &ok);
-    if (!ok || p != psn) {
-      psn = p;
-      moved_at = now;
-    } else if (now - moved_at >= stall_ns) {
-      ho_warn("QP 0x%x: nothing from the server for %llu ms: it gave the "
-              "transfer up", c->qp->qp_num,
-              (unsigned long long)(stall_ns / 1000000u));
-      c->state = HO_CONN_BROKEN;
+    probe_at = maybe_probe(c, *send_pending, probe_ns, probe_at, now);
+    if (stall_ns && stalled(c, stall_ns, now, &psn, &moved_at))
       return HO_WAIT_STALLED;
-    }
   }
 }
 

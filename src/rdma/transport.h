@@ -49,6 +49,9 @@ struct ho_device {
   _Atomic uint64_t wait_arms;
   _Atomic uint64_t wait_events;
   _Atomic uint64_t wait_idle_wakes;
+  /* Liveness probes posted, and those that failed (ho_conn_probe). */
+  _Atomic uint64_t probes;
+  _Atomic uint64_t probes_failed;
 };
 
 /* The default spin window: 0 on a software RDMA device (Soft-RoCE, whose
@@ -86,6 +89,7 @@ enum ho_conn_state { HO_CONN_INIT, HO_CONN_RTS, HO_CONN_BROKEN, HO_CONN_RETIRED 
 #define HO_WRID_MSG_SEND 0x53454e4400000000ull /* "SEND" */
 #define HO_WRID_MW_BIND 0x42494e4400000000ull  /* "BIND" */
 #define HO_WRID_MW_INV 0x494e560000000000ull   /* "INV" */
+#define HO_WRID_PROBE 0x50524f4245000000ull    /* "PROBE" */
 
 struct ho_conn {
   struct ho_device *dev;
@@ -97,6 +101,7 @@ struct ho_conn {
   struct ibv_mr *msg_mr;
   uint8_t *msg;  /* [0, HO_MSG_SIZE) receive slot, then the send slot */
   enum ho_conn_state state;
+  bool probe_pending; /* a liveness probe's completion is owed */
   uint8_t rd_atomic; /* outstanding READs we issue / accept */
   uint32_t peer_qpn; /* the QP it is connected to */
   uint64_t retired_ns; /* when it was retired (ho_now_ns clock) */
@@ -186,15 +191,27 @@ void ho_conn_report_wc(struct ho_conn *c, const struct ibv_wc *wc);
  * completion to tell (docs/performance.md, "Faults: root causes"). */
 bool ho_conn_usable(struct ho_conn *c);
 
+/* A liveness probe: a zero-length RDMA WRITE, signalled, which needs no
+ * key and touches no memory (IBTA C9-88). The peer's QP acknowledges it
+ * while it is in RTS; a peer QP in error (or destroyed) answers nothing,
+ * so the probe fails once our retry budget is spent. The peer's QP must
+ * grant IBV_ACCESS_REMOTE_WRITE (a server's offer says it does). Its
+ * completion is taken by ho_conn_wait(): a failure ends the wait with
+ * HO_WAIT_ERROR, whatever the caller waits for. */
+hipObjOpError_t ho_conn_probe(struct ho_conn *c);
+
 /* The client's wait for final (ho_conn_wait_msg's sequence) with a stall
  * bound: HO_WAIT_STALLED when the QP's receive PSN (ibv_query_qp) has not
  * moved for stall_ns while nothing arrived: the peer has sent nothing for
  * that long, so a server whose RDMA failed is known without waiting for
- * deadline_ns (docs/protocol.md, section 7). stall_ns 0: no bound. A
- * timeout is reported once, as by ho_conn_wait_msg(). */
+ * deadline_ns (docs/protocol.md, section 7). stall_ns 0: no bound. With
+ * probe_ns (0: none), once our send completed, a liveness probe
+ * (ho_conn_probe) every probe_ns while no final came: a server whose QP
+ * gave up is known within probe_ns plus our retry budget, for a PUT as
+ * for a GET. A timeout is reported once, as by ho_conn_wait_msg(). */
 enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
                                     uint64_t deadline_ns, uint64_t stall_ns,
-                                    struct ho_msg *m);
+                                    uint64_t probe_ns, struct ho_msg *m);
 
 /* Wait until the peer's message arrives in the receive slot and our own
  * send (if one is outstanding: *send_pending) completed, or the deadline

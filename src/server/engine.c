@@ -104,8 +104,12 @@ struct ho_engine {
 
 static void *worker_main(void *arg);
 
+/* Remote write at the QP's level lets a client's zero-length liveness
+ * probe through (docs/protocol.md, section 7); it opens no memory: every
+ * region the engine registers is local-only, so any write with a length
+ * fails its key check. */
 static const struct ho_conn_attr server_conn_attr = {
-    .max_send_wr = 64, .max_recv_wr = 4, .qp_access = 0};
+    .max_send_wr = 64, .max_recv_wr = 4, .qp_access = IBV_ACCESS_REMOTE_WRITE};
 
 
 static void set_defaults(struct ho_engine_config *c)
@@ -1100,6 +1104,7 @@ static void write_reply(const struct worker *w, char reply[HO_ENGINE_REPLY_MAX])
   struct ho_token mine;
   struct ho_conn_offer offer = {.version = HO_PROTO_V2,
                                 .reuse = w->reuse,
+                                .probes = ho_token_data_first(&w->client),
                                 .conn_id = w->sc->id};
   if (w->e->cfg.fault_v1)
     offer = (struct ho_conn_offer){.version = HO_PROTO_V1};

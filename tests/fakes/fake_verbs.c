@@ -491,7 +491,9 @@ static bool fake_remote_ok(struct fake_qp *peer, uint32_t rkey, uint64_t addr,
 {
   struct fake_mr *mr;
   bool ok;
-  if (len == 0)
+  /* As rxe (check_op_valid, then check_rkey): the QP's access first, even
+   * for a zero-length operation, which then needs no key (IBTA C9-88). */
+  if (len == 0 && (peer->attr.qp_access_flags & need))
     return true;
   if (!(peer->attr.qp_access_flags & need)) {
     ok = false;

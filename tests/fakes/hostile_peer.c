@@ -148,7 +148,8 @@ static int hostile_send(void *ctx, const char *token, size_t len)
   struct ho_token srv;
   ho_conn_token(h->conn, &srv);
   srv.addr = h->cookie;
-  struct ho_conn_offer o = {HO_PROTO_V2, false, 0x8100000000000000ull | h->cookie >> 8};
+  struct ho_conn_offer o = {.version = HO_PROTO_V2,
+                            .conn_id = 0x8100000000000000ull | h->cookie >> 8};
   ho_offer_encode(&o, &srv);
   memcpy(h->reply, "200:", 4);
   ho_token_encode(&srv, h->reply + 4);

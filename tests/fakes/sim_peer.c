@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The engine's view of one request: a window into the object, and for a
  * PUT a scratch copy committed only when every byte arrived. */
@@ -36,6 +37,8 @@ static int io_finish(void *ctx, int status, uint64_t bytes)
   struct sim_io *io = ctx;
   int rc = 0;
   if (io->scratch && status == HO_FINAL_OK && bytes == io->size) {
+    if (io->peer->commit_delay_ms)
+      usleep(io->peer->commit_delay_ms * 1000u);
     memcpy(io->peer->object + io->off, io->scratch, io->size);
     atomic_fetch_add(&io->peer->puts_committed, 1);
   }

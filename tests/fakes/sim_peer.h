@@ -19,6 +19,7 @@ struct sim_peer {
   uint8_t *object;  /* the object's bytes */
   size_t object_size;
   atomic_uint puts_committed;
+  unsigned commit_delay_ms; /* a slow store: each PUT's commit waits so long */
 };
 
 /* An engine on the world's server NIC, with cfg (NULL: defaults). */

@@ -14,7 +14,7 @@
 #include "common/clock.h"
 #include "options.h"
 
-#define NVARS 17
+#define NVARS 18
 
 static const char *const names[NVARS] = {
     "HIPOBJ_MAX_TRANSFERS",      "HIPOBJ_STAGE_TIMEOUT_MS",
@@ -25,7 +25,7 @@ static const char *const names[NVARS] = {
     "HIPOBJ_SCOPED_TOKENS",      "HIPOBJ_REQUIRE_SCOPED_TOKENS",
     "HIPOBJ_MAX_RAILS",          "HIPOBJ_RETRIES",
     "HIPOBJ_STALL_TIMEOUT_MS",   "HIPOBJ_SPIN_US",
-    "HIPOBJ_DATA_FIRST",
+    "HIPOBJ_DATA_FIRST",         "HIPOBJ_PROBE_INTERVAL_MS",
 };
 
 struct values {
@@ -53,7 +53,8 @@ static void check(const struct ho_options *o)
     abort();
   if (o->max_rails > 16)
     abort();
-  if (o->retries > 10 || o->stall_timeout_ms > 86400000u)
+  if (o->retries > 10 || o->stall_timeout_ms > 86400000u ||
+      o->probe_interval_ms > 86400000u)
     abort();
   if (o->idle_timeout_ms < 1 || o->idle_timeout_ms > 86400000u)
     abort();

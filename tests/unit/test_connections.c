@@ -530,7 +530,8 @@ static void offer_not_proposed_fails(void **state)
   assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
   struct ho_reply rep;
   assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
-  struct ho_conn_offer o = {HO_PROTO_V2, true, 0x8100000000000001ull};
+  struct ho_conn_offer o = {
+      .version = HO_PROTO_V2, .reuse = true, .conn_id = 0x8100000000000001ull};
   ho_offer_encode(&o, &rep.peer);
   char forged[HO_ENGINE_REPLY_MAX] = "200:";
   ho_token_encode(&rep.peer, forged + 4);

@@ -117,6 +117,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->wait_timeout_ms, 10000);
   assert_int_equal(o->retries, 3);
   assert_int_equal(o->stall_timeout_ms, 3000);
+  assert_int_equal(o->probe_interval_ms, 200);
   assert_int_equal(o->spin_us, HO_SPIN_US_AUTO);
   assert_true(o->dmabuf);
   assert_false(o->require_gpu_direct);
@@ -148,7 +149,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 17); /* each variable read once */
+  assert_int_equal(e.lookups, 18); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -297,6 +298,17 @@ static void test_stall_timeout(void **state)
   static const char *const bad[] = {"86400001", "2s"};
   check_int_invalid("HIPOBJ_STALL_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
                     "using 3000");
+}
+
+static void test_probe_interval(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {{"0", 0}, {"50", 50}, {"86400000", 86400000}};
+  check_int_valid("HIPOBJ_PROBE_INTERVAL_MS", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, probe_interval_ms));
+  static const char *const bad[] = {"86400001", "1s", "-5"};
+  check_int_invalid("HIPOBJ_PROBE_INTERVAL_MS", bad, sizeof bad / sizeof bad[0],
+                    "using 200");
 }
 
 static void test_spin_us(void **state)
@@ -581,7 +593,7 @@ static void test_env_var_list(void **state)
       assert_string_not_equal(names[k], names[n]);
     n++;
   }
-  assert_int_equal(n, 17);
+  assert_int_equal(n, 18);
   bool conns = false, idle = false;
   for (uint32_t k = 0; k < n; k++) {
     conns |= !strcmp(names[k], "HIPOBJ_MAX_CONNECTIONS");
@@ -613,6 +625,7 @@ int main(void)
       cmocka_unit_test(test_wait_timeout),
       cmocka_unit_test(test_retries),
       cmocka_unit_test(test_stall_timeout),
+      cmocka_unit_test(test_probe_interval),
       cmocka_unit_test(test_max_rails),
       cmocka_unit_test(test_spin_us),
       cmocka_unit_test(test_scoped_tokens),

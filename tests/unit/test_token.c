@@ -288,7 +288,8 @@ static void offers_and_tags(void **state)
   struct ho_conn_offer o;
   assert_true(ho_offer_decode(&t, &o)); /* a version-1 server: zeros */
   assert_true(o.version == 1 && !o.reuse && o.conn_id == 0);
-  struct ho_conn_offer v2 = {HO_PROTO_V2, true, 0xa1b2c3d4e5f60718ull};
+  struct ho_conn_offer v2 = {
+      .version = HO_PROTO_V2, .reuse = true, .conn_id = 0xa1b2c3d4e5f60718ull};
   ho_offer_encode(&v2, &t);
   char hex[HO_TOKEN_HEX + 1];
   ho_token_encode(&t, hex);
@@ -296,10 +297,20 @@ static void offers_and_tags(void **state)
   assert_memory_equal(hex + 42, "02010000", 8);
   assert_memory_equal(hex + 66, "1807f6e5d4c3b2a1", 16);
   assert_true(ho_offer_decode(&t, &o));
-  assert_true(o.version == 2 && o.reuse && o.conn_id == v2.conn_id);
+  assert_true(o.version == 2 && o.reuse && !o.probes &&
+              o.conn_id == v2.conn_id);
+  /* Version 3's flags byte: probes answered, rkey bytes 02 01 01 00 */
+  v2.probes = true;
+  ho_offer_encode(&v2, &t);
+  ho_token_encode(&t, hex);
+  assert_memory_equal(hex + 42, "02010100", 8);
+  assert_true(ho_offer_decode(&t, &o));
+  assert_true(o.version == 2 && o.reuse && o.probes);
   t.rkey = 0x0201; /* reuse 2 */
   assert_false(ho_offer_decode(&t, &o));
-  t.rkey = 0x10002; /* a reserved byte */
+  t.rkey = 0x20002; /* an unknown flag */
+  assert_false(ho_offer_decode(&t, &o));
+  t.rkey = 0x1000002; /* a reserved byte */
   assert_false(ho_offer_decode(&t, &o));
   t.rkey = 3; /* version 3 */
   assert_false(ho_offer_decode(&t, &o));

@@ -75,14 +75,16 @@ static int setup_short_wait(void **state)
 }
 
 /* As setup, with a stall bound of 200 ms and a deadline of 3 s (or
- * 600 ms: setup_stall_short). */
-static int setup_stall_with(void **state, unsigned timeout_ms)
+ * 600 ms: setup_stall_short), probes every probe_ms (0: none). */
+static int setup_stall_with(void **state, unsigned timeout_ms,
+                            unsigned probe_ms)
 {
   struct fixture *f = calloc(1, sizeof *f);
   if (!f || world_create(&f->w, NULL) != 0)
     return -1;
   f->w.opts.transfer_timeout_ms = timeout_ms;
   f->w.opts.stall_timeout_ms = 200;
+  f->w.opts.probe_interval_ms = probe_ms; /* 0: the stall bound alone */
   if (world_init(&f->w, NULL) != hipObjSuccess &&
       world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
     return -1;
@@ -96,8 +98,9 @@ static int setup_stall_with(void **state, unsigned timeout_ms)
   return 0;
 }
 
-static int setup_stall(void **state) { return setup_stall_with(state, 3000); }
-static int setup_stall_short(void **state) { return setup_stall_with(state, 600); }
+static int setup_stall(void **state) { return setup_stall_with(state, 3000, 0); }
+static int setup_stall_short(void **state) { return setup_stall_with(state, 600, 0); }
+static int setup_probe(void **state) { return setup_stall_with(state, 3000, 200); }
 
 static int teardown(void **state)
 {
@@ -244,7 +247,7 @@ static void tamper_reply(struct sim_request *r)
   case TF_QPN_TOP: rep.peer.qpn |= 0x01000000u; break;
   case TF_PORT: rep.peer.port = 0; break;
   case TF_LID: rep.peer.lid = 5; break; /* an InfiniBand LID on RoCE */
-  case TF_OFFER: rep.peer.rkey |= 0x00010000u; break;
+  case TF_OFFER: rep.peer.rkey |= 0x00020000u; break; /* an unknown flag */
   }
   ho_token_encode(&rep.peer, r->reply + 4);
 }
@@ -331,6 +334,81 @@ static void stalled_server_is_retried_fast(void **state)
   assert_int_equal(i1.stallTimeoutMs, 200);
   assert_true(ms >= 200 && ms < 2000);
   sim_peer_destroy(&mute);
+}
+
+/* A server that gave a PUT up (here: it retired the connection without
+ * its final) is found by the liveness probe, within the probe interval
+ * (200 ms) and the client's retry budget, long before the deadline (3 s):
+ * a PUT has no stall bound. The retry, on a new connection, succeeds.
+ * Before probes this PUT failed at its deadline. */
+static void given_up_put_is_found_by_probe(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer mute;
+  struct ho_engine_config cfg = {.fault_skip_final = 1};
+  assert_int_equal(sim_peer_create(&mute, &f->w.plat, &cfg, 4096), 0);
+  fill(f->buf, 4096, 5);
+  struct sim_request r;
+  sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_PUT, 0, 4096);
+  hipObjInfo_t i0 = world_info();
+  uint64_t t0 = ho_now_ns();
+  assert_int_equal(hipObjPut(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  uint64_t ms = (ho_now_ns() - t0) / 1000000u;
+  assert_memory_equal(mute.object, f->buf, 4096);
+  hipObjInfo_t i1 = world_info();
+  assert_int_equal(i1.probeIntervalMs, 200);
+  assert_int_equal(i1.probesFailed - i0.probesFailed, 1);
+  assert_int_equal(i1.retriesFabric - i0.retriesFabric, 1);
+  assert_int_equal(i1.retriesStalled - i0.retriesStalled, 0);
+  assert_true(ms >= 200 && ms < 2000);
+  sim_peer_destroy(&mute);
+}
+
+/* A live server that is slow (its store takes 900 ms to commit) answers
+ * every probe: nothing is retried, nothing fails. */
+static void slow_server_answers_probes(void **state)
+{
+  struct fixture *f = *state;
+  f->peer.commit_delay_ms = 900;
+  fill(f->buf, 4096, 6);
+  hipObjInfo_t i0 = world_info();
+  assert_int_equal(put(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->peer.object, f->buf, 4096);
+  hipObjInfo_t i1 = world_info();
+  assert_true(i1.probesSent - i0.probesSent >= 2);
+  assert_int_equal(i1.probesFailed - i0.probesFailed, 0);
+  assert_int_equal(i1.retriesFabric + i1.retriesStalled -
+                       i0.retriesFabric - i0.retriesStalled, 0);
+}
+
+/* Probes go only to a server whose offer says its QP answers them: a
+ * version-1 server's does not, and one given the token of a client with
+ * HIPOBJ_DATA_FIRST=0 (a version-2 client) does not offer them. */
+static void probes_only_where_offered(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer v1;
+  struct ho_engine_config cfg = {.fault_v1 = true};
+  assert_int_equal(sim_peer_create(&v1, &f->w.plat, &cfg, 4096), 0);
+  v1.commit_delay_ms = 500;
+  fill(f->buf, 4096, 8);
+  struct sim_request r;
+  sim_request_init(&r, &v1, HIPOBJ_RDMA_OP_PUT, 0, 4096);
+  hipObjInfo_t i0 = world_info();
+  assert_int_equal(hipObjPut(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  assert_memory_equal(v1.object, f->buf, 4096);
+  assert_int_equal(world_info().probesSent - i0.probesSent, 0);
+  sim_peer_destroy(&v1);
+  hipObjShutdown();
+  f->w.opts.data_first = false;
+  assert_int_equal(world_init(&f->w, WORLD_CLIENT_NIC), hipObjSuccess);
+  assert_int_equal(hipObjBufRegisterHost(f->buf, BUF_SIZE).opError,
+                   hipObjSuccess);
+  f->peer.commit_delay_ms = 500;
+  assert_int_equal(put(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_int_equal(world_info().probesSent, 0);
 }
 
 /* Retries stop at the deadline: a server that never sends final costs at
@@ -771,6 +849,12 @@ int main(void)
       cmocka_unit_test_setup_teardown(dropped_packets_are_retried, setup, teardown),
       cmocka_unit_test_setup_teardown(error_completion_is_retried, setup, teardown),
       cmocka_unit_test_setup_teardown(retries_are_bounded, setup, teardown),
+      cmocka_unit_test_setup_teardown(given_up_put_is_found_by_probe,
+                                      setup_probe, teardown),
+      cmocka_unit_test_setup_teardown(slow_server_answers_probes, setup_probe,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(probes_only_where_offered, setup_probe,
+                                      teardown),
       cmocka_unit_test_setup_teardown(stalled_server_is_retried_fast, setup_stall,
                                       teardown),
       cmocka_unit_test_setup_teardown(retries_stop_at_the_deadline,

@@ -353,12 +353,14 @@ static void print_retries(void)
   if (hipObjGetInfo(&i).opError != hipObjSuccess)
     return;
   printf("soak: pid %d: retries: %llu fabric, %llu server rdma, %llu stalled, "
-         "%llu kept broken; %llu kept connections replaced before use\n",
+         "%llu kept broken; %llu kept connections replaced before use; "
+         "probes: %llu sent, %llu failed\n",
          (int)getpid(), (unsigned long long)i.retriesFabric,
          (unsigned long long)i.retriesServerRdma,
          (unsigned long long)i.retriesStalled,
          (unsigned long long)i.retriesKeptBroken,
-         (unsigned long long)i.keptBroken);
+         (unsigned long long)i.keptBroken, (unsigned long long)i.probesSent,
+         (unsigned long long)i.probesFailed);
 }
 
 static int parse_options(int argc, char **argv)

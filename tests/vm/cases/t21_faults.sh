@@ -82,14 +82,16 @@ profile() {
   worst=$(sed -n 's/.*longest failure \([0-9.]*\) ms (bound \([0-9.]*\) ms).*/\1 of \2/p' /tmp/fault.all.log |
     sort -n | tail -n1)
   R=$(sum 's/.*, \([0-9]*\) refused (503).*/\1/p')
-  local rf rs rt rk kb
+  local rf rs rt rk kb ps pf
   rf=$(sum 's/.*retries: \([0-9]*\) fabric.*/\1/p')
   rs=$(sum 's/.* \([0-9]*\) server rdma.*/\1/p')
   rt=$(sum 's/.* \([0-9]*\) stalled.*/\1/p')
   rk=$(sum 's/.* \([0-9]*\) kept broken.*/\1/p')
   kb=$(sum 's/.*; \([0-9]*\) kept connections replaced.*/\1/p')
+  ps=$(sum 's/.*probes: \([0-9]*\) sent.*/\1/p')
+  pf=$(sum 's/.*probes: [0-9]* sent, \([0-9]*\) failed.*/\1/p')
   RTOT=$((rf + rs + rt + rk))
-  RETRIES="retries: $rf fabric, $rs server rdma, $rt stalled, $rk kept broken; $kb kept connections replaced before use"
+  RETRIES="retries: $rf fabric, $rs server rdma, $rt stalled, $rk kept broken; $kb kept connections replaced before use; probes: $ps sent, $pf failed"
   echo "profile $name: $T transfers, $F failed, $W failed in the window ($R of them 503)," \
     "$X wrong or unclean,"\
     "p50 ${P50} ms, $SECS s${win:+, longest failure ${worst} ms allowed, $A succeeded after it}"
