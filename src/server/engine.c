@@ -87,6 +87,8 @@ struct ho_engine {
   const struct ho_platform *plat;
   struct ho_device *dev;
   uint64_t grace_ns, finish_wait_ns; /* from the QP retry budget */
+  size_t write_piece;       /* bytes per WRITE work request (cfg, resolved) */
+  struct ho_conn_attr conn_attr; /* its QPs' */
   struct worker *workers;
   ho_mutex mu;
   pthread_cond_t changed; /* a worker or a connection was released */
@@ -104,12 +106,37 @@ struct ho_engine {
 
 static void *worker_main(void *arg);
 
-/* Remote write at the QP's level lets a client's zero-length liveness
- * probe through (docs/protocol.md, section 7); it opens no memory: every
- * region the engine registers is local-only, so any write with a length
- * fails its key check. */
-static const struct ho_conn_attr server_conn_attr = {
-    .max_send_wr = 64, .max_recv_wr = 4, .qp_access = IBV_ACCESS_REMOTE_WRITE};
+/* Its QPs: room for every chunk in flight written in pieces, and the
+ * final. Remote write at the QP's level lets a client's zero-length
+ * liveness probe through (docs/protocol.md, section 7); it opens no
+ * memory: every region the engine registers is local-only, so any write
+ * with a length fails its key check. */
+static struct ho_conn_attr conn_attr_for(const struct ho_engine *e)
+{
+  size_t pieces = (e->cfg.chunk_size + e->write_piece - 1) / e->write_piece;
+  if (pieces > HO_ENGINE_PIECES)
+    pieces = HO_ENGINE_PIECES;
+  uint32_t wr = (uint32_t)(e->cfg.depth * pieces + 8);
+  return (struct ho_conn_attr){.max_send_wr = wr < 64 ? 64 : wr,
+                               .max_recv_wr = 4,
+                               .qp_access = IBV_ACCESS_REMOTE_WRITE};
+}
+
+/* 16 KiB (4 packets at rxe's 4096-byte MTU) on a software device: rxe's
+ * requester resets its retry count only on an acknowledgement, which a
+ * responder sends at a work request's last packet (or every 64), while
+ * each go-back-N pass of a reordered burst makes a packet or two of
+ * progress: a 64-packet WRITE runs out of its 6 retries before any
+ * acknowledgement (docs/performance.md, "Faults: root causes"). */
+#define SOFT_WRITE_PIECE (16u << 10)
+
+static size_t write_piece_for(const struct ho_engine *e)
+{
+  size_t p = e->cfg.write_wr_size;
+  if (!p)
+    p = ho_device_is_soft(e->dev) ? SOFT_WRITE_PIECE : e->cfg.chunk_size;
+  return p < e->cfg.chunk_size ? p : e->cfg.chunk_size;
+}
 
 
 static void set_defaults(struct ho_engine_config *c)
@@ -364,6 +391,8 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
     set_wait_policy(e->dev);
     const struct ho_qp_tuning *t = ho_vendor_tuning(e->dev->vendor_id);
     e->grace_ns = ho_retire_grace_ns(t, (uint64_t)e->cfg.grace_ms * MS);
+    e->write_piece = write_piece_for(e);
+    e->conn_attr = conn_attr_for(e);
     e->finish_wait_ns = 2 * ho_qp_retry_budget_ns(t);
     if (e->finish_wait_ns < (uint64_t)FINISH_WAIT_MS * MS)
       e->finish_wait_ns = (uint64_t)FINISH_WAIT_MS * MS;
@@ -552,27 +581,52 @@ static hipObjOpError_t wait_completion(struct worker *w, struct ibv_wc *wc)
              : hipObjRdmaError;
 }
 
+/* A chunk's work requests: one READ, or WRITEs of at most the engine's
+ * piece size (at most HO_ENGINE_PIECES), chained, all carrying the
+ * chunk's wr_id; only the last is signalled (an error completes any).
+ * Returns how many. */
+static unsigned chunk_wrs(const struct worker *w, unsigned idx, uint64_t off,
+                          uint8_t *buf, size_t n, uint32_t lkey,
+                          struct ibv_sge *sge, struct ibv_send_wr *wr)
+{
+  const bool get = w->op == HIPOBJ_RDMA_OP_GET;
+  size_t piece = get ? w->e->write_piece : n;
+  if (piece < (n + HO_ENGINE_PIECES - 1) / HO_ENGINE_PIECES)
+    piece = (n + HO_ENGINE_PIECES - 1) / HO_ENGINE_PIECES;
+  unsigned k = 0;
+  for (size_t at = 0; at < n || k == 0; at += piece, k++) {
+    size_t len = n - at < piece ? n - at : piece;
+    sge[k] = (struct ibv_sge){(uintptr_t)(buf + at), (uint32_t)len, lkey};
+    wr[k] = (struct ibv_send_wr){
+        .wr_id = WRID_CHUNK | idx,
+        .sg_list = &sge[k],
+        .num_sge = 1,
+        .opcode = get ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
+        .wr = {.rdma = {.remote_addr = w->client.addr + off + at,
+                        .rkey = w->client.rkey}},
+    };
+    if (k > 0)
+      wr[k - 1].next = &wr[k];
+  }
+  wr[k - 1].send_flags = IBV_SEND_SIGNALED;
+  return k;
+}
+
 static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
                                   size_t n)
 {
   bool direct = w->xo.base != NULL;
   uint8_t *buf = direct ? w->xo.base + off
                         : w->chunks + (size_t)idx * w->e->cfg.chunk_size;
-  struct ibv_sge sge = {(uintptr_t)buf, (uint32_t)n,
-                        direct ? w->xo.lkey : w->chunks_mr->lkey};
-  struct ibv_send_wr wr = {
-      .wr_id = WRID_CHUNK | idx,
-      .sg_list = &sge,
-      .num_sge = 1,
-      .opcode = w->op == HIPOBJ_RDMA_OP_GET ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
-      .send_flags = IBV_SEND_SIGNALED,
-      .wr = {.rdma = {.remote_addr = w->client.addr + off, .rkey = w->client.rkey}},
-  };
+  struct ibv_sge sge[HO_ENGINE_PIECES];
+  struct ibv_send_wr wr[HO_ENGINE_PIECES];
   struct ibv_send_wr *bad = NULL;
   if (w->op == HIPOBJ_RDMA_OP_GET && !direct &&
       w->io.read(w->io.ctx, off, buf, n) != 0)
     return hipObjInternalError;
-  return w->e->dev->v->post_send(w->sc->conn->qp, &wr, &bad) == 0
+  chunk_wrs(w, idx, off, buf, n, direct ? w->xo.lkey : w->chunks_mr->lkey,
+            sge, wr);
+  return w->e->dev->v->post_send(w->sc->conn->qp, wr, &bad) == 0
              ? hipObjSuccess
              : hipObjRdmaError;
 }
@@ -1069,7 +1123,7 @@ static bool connect_new(struct worker *w)
   struct sconn *sc = w->sc;
   memcpy(sc->gid, w->client.gid, 16);
   sc->id = new_conn_id();
-  if (ho_conn_create(e->dev, &server_conn_attr, &sc->conn) != hipObjSuccess)
+  if (ho_conn_create(e->dev, &e->conn_attr, &sc->conn) != hipObjSuccess)
     return false;
   if (ho_conn_connect(sc->conn, &w->client,
                       ho_psn_from_cookie(w->cookie, HO_PSN_SERVER_TO_CLIENT),

@@ -2114,6 +2114,10 @@ static int fake_sq_post_one(struct fake_qp *qp, const struct ibv_send_wr *wr)
     return ENOMEM;
   fake_swqe_fill(qp, fake_sq_at(qp, qp->sq_count), wr);
   qp->sq_count++;
+  qp->ctx->dev->stats.wrs_posted++;
+  qp->ctx->dev->stats.wrs_by_op[wr->opcode == IBV_WR_RDMA_WRITE  ? 0
+                                : wr->opcode == IBV_WR_RDMA_READ ? 1
+                                                                 : 2]++;
   if (s == IBV_QPS_ERR)
     fake_sq_flush(qp);
   return 0;

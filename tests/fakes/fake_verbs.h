@@ -320,6 +320,9 @@ struct fake_dev_stats {
   uint64_t bytes_received; /* responder: bytes placed by peers' WRITE/SEND */
   uint64_t bytes_served;   /* responder: bytes read by peers' READ */
   uint64_t requests;       /* requester: attempts, first tries and retries */
+  uint64_t wrs_posted;     /* requester: work requests posted, by opcode:
+                              [0] RDMA WRITE, [1] RDMA READ, [2] the rest */
+  uint64_t wrs_by_op[3];
   uint64_t requests_dropped; /* requester: attempts that got no answer */
   uint64_t retries;        /* requester: retransmissions after a timeout */
   uint64_t rnr_events;     /* requester: RNR NAKs received */

@@ -411,6 +411,47 @@ static void probes_only_where_offered(void **state)
   assert_int_equal(world_info().probesSent, 0);
 }
 
+/* Work requests the server posted: RDMA WRITEs (op 0) or READs (op 1). */
+static uint64_t server_wrs(int op)
+{
+  struct fake_dev_stats st;
+  assert_int_equal(fake_device_stats(WORLD_SERVER_NIC, &st), 0);
+  return st.wrs_by_op[op];
+}
+
+/* A server that writes a GET's chunks in pieces (write_wr_size; on
+ * Soft-RoCE 16 KiB by default) moves the same bytes, in that many WRITE
+ * work requests; a PUT's READs are not split. */
+static void get_written_in_pieces(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer p;
+  struct ho_engine_config cfg = {.chunk_size = 1u << 20, .write_wr_size = 16384};
+  const size_t size = 1500000; /* 2 chunks of 1 MiB: 64 and 28 pieces */
+  assert_int_equal(sim_peer_create(&p, &f->w.plat, &cfg, size), 0);
+  fill(p.object, size, 11);
+  memset(f->buf, 0xee, BUF_SIZE);
+  struct sim_request r;
+  sim_request_init(&r, &p, HIPOBJ_RDMA_OP_GET, 0, size);
+  uint64_t q0 = server_wrs(0);
+  assert_int_equal(hipObjGet(NULL, f->buf, size, 4096, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  uint64_t writes = server_wrs(0) - q0;
+  assert_memory_equal(f->buf + 4096, p.object, size);
+  for (size_t i = 0; i < 4096; i++)
+    assert_int_equal(f->buf[i], 0xee);
+  assert_int_equal(f->buf[4096 + size], 0xee);
+  assert_int_equal(writes, 92); /* 64 + 28 pieces of 16 KiB */
+  fill(f->buf, size, 12);
+  sim_request_init(&r, &p, HIPOBJ_RDMA_OP_PUT, 0, size);
+  q0 = server_wrs(1);
+  assert_int_equal(hipObjPut(NULL, f->buf, size, 0, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  assert_memory_equal(p.object, f->buf, size);
+  assert_int_equal(server_wrs(1) - q0, 2); /* a READ per chunk */
+  sim_peer_destroy(&p);
+}
+
 /* Retries stop at the deadline: a server that never sends final costs at
  * most the deadline (600 ms), whatever HIPOBJ_RETRIES allows. */
 static void retries_stop_at_the_deadline(void **state)
@@ -849,6 +890,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(dropped_packets_are_retried, setup, teardown),
       cmocka_unit_test_setup_teardown(error_completion_is_retried, setup, teardown),
       cmocka_unit_test_setup_teardown(retries_are_bounded, setup, teardown),
+      cmocka_unit_test_setup_teardown(get_written_in_pieces, setup, teardown),
       cmocka_unit_test_setup_teardown(given_up_put_is_found_by_probe,
                                       setup_probe, teardown),
       cmocka_unit_test_setup_teardown(slow_server_answers_probes, setup_probe,
