@@ -87,7 +87,7 @@ struct ho_engine {
   const struct ho_platform *plat;
   struct ho_device *dev;
   uint64_t grace_ns, finish_wait_ns; /* from the QP retry budget */
-  size_t write_piece;       /* bytes per WRITE work request (cfg, resolved) */
+  size_t wr_piece;          /* bytes per WRITE or READ work request */
   struct ho_conn_attr conn_attr; /* its QPs' */
   struct worker *workers;
   ho_mutex mu;
@@ -113,7 +113,7 @@ static void *worker_main(void *arg);
  * with a length fails its key check. */
 static struct ho_conn_attr conn_attr_for(const struct ho_engine *e)
 {
-  size_t pieces = (e->cfg.chunk_size + e->write_piece - 1) / e->write_piece;
+  size_t pieces = (e->cfg.chunk_size + e->wr_piece - 1) / e->wr_piece;
   if (pieces > HO_ENGINE_PIECES)
     pieces = HO_ENGINE_PIECES;
   uint32_t wr = (uint32_t)(e->cfg.depth * pieces + 8);
@@ -123,18 +123,19 @@ static struct ho_conn_attr conn_attr_for(const struct ho_engine *e)
 }
 
 /* 16 KiB (4 packets at rxe's 4096-byte MTU) on a software device: rxe's
- * requester resets its retry count only on an acknowledgement, which a
- * responder sends at a work request's last packet (or every 64), while
- * each go-back-N pass of a reordered burst makes a packet or two of
- * progress: a 64-packet WRITE runs out of its 6 retries before any
- * acknowledgement (docs/performance.md, "Faults: root causes"). */
-#define SOFT_WRITE_PIECE (16u << 10)
+ * requester resets its retry count only on progress it is told of (an
+ * acknowledgement, which a responder sends at a WRITE's last packet or
+ * every 64; a READ response in order), while each go-back-N pass of a
+ * reordered burst makes a packet or two of it: a 64-packet WRITE runs out
+ * of its 6 retries before any acknowledgement, and a long READ's
+ * restarts meet the same (docs/performance.md, "Faults: root causes"). */
+#define SOFT_WR_PIECE (16u << 10)
 
-static size_t write_piece_for(const struct ho_engine *e)
+static size_t wr_piece_for(const struct ho_engine *e)
 {
-  size_t p = e->cfg.write_wr_size;
+  size_t p = e->cfg.wr_size;
   if (!p)
-    p = ho_device_is_soft(e->dev) ? SOFT_WRITE_PIECE : e->cfg.chunk_size;
+    p = ho_device_is_soft(e->dev) ? SOFT_WR_PIECE : e->cfg.chunk_size;
   return p < e->cfg.chunk_size ? p : e->cfg.chunk_size;
 }
 
@@ -391,7 +392,7 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
     set_wait_policy(e->dev);
     const struct ho_qp_tuning *t = ho_vendor_tuning(e->dev->vendor_id);
     e->grace_ns = ho_retire_grace_ns(t, (uint64_t)e->cfg.grace_ms * MS);
-    e->write_piece = write_piece_for(e);
+    e->wr_piece = wr_piece_for(e);
     e->conn_attr = conn_attr_for(e);
     e->finish_wait_ns = 2 * ho_qp_retry_budget_ns(t);
     if (e->finish_wait_ns < (uint64_t)FINISH_WAIT_MS * MS)
@@ -581,16 +582,16 @@ static hipObjOpError_t wait_completion(struct worker *w, struct ibv_wc *wc)
              : hipObjRdmaError;
 }
 
-/* A chunk's work requests: one READ, or WRITEs of at most the engine's
- * piece size (at most HO_ENGINE_PIECES), chained, all carrying the
- * chunk's wr_id; only the last is signalled (an error completes any).
- * Returns how many. */
+/* A chunk's work requests: WRITEs (a GET) or READs (a PUT) of at most the
+ * engine's piece size (at most HO_ENGINE_PIECES), chained, all carrying
+ * the chunk's wr_id; only the last is signalled (an error completes any,
+ * and RC completes them in order). Returns how many. */
 static unsigned chunk_wrs(const struct worker *w, unsigned idx, uint64_t off,
                           uint8_t *buf, size_t n, uint32_t lkey,
                           struct ibv_sge *sge, struct ibv_send_wr *wr)
 {
   const bool get = w->op == HIPOBJ_RDMA_OP_GET;
-  size_t piece = get ? w->e->write_piece : n;
+  size_t piece = w->e->wr_piece;
   if (piece < (n + HO_ENGINE_PIECES - 1) / HO_ENGINE_PIECES)
     piece = (n + HO_ENGINE_PIECES - 1) / HO_ENGINE_PIECES;
   unsigned k = 0;

@@ -17,7 +17,7 @@
 
 #define HO_ENGINE_REPLY_MAX (4 + HO_TOKEN_HEX + 1)
 
-/* The most work requests one chunk is written as. */
+/* The most work requests one chunk moves as. */
 #define HO_ENGINE_PIECES 64
 
 struct ho_engine_config {
@@ -29,12 +29,12 @@ struct ho_engine_config {
   unsigned grace_ms;          /* keep retired QPs this long (2000) */
   size_t chunk_size;          /* bytes per work request (default 1 MiB) */
   unsigned depth;             /* work requests in flight (default 4) */
-  size_t write_wr_size;       /* a GET's chunk is written as work requests
-                                 of at most this many bytes (at most
-                                 HO_ENGINE_PIECES per chunk); 0: 16 KiB on a
-                                 software device (Soft-RoCE), else the whole
-                                 chunk (docs/performance.md, "Faults: root
-                                 causes") */
+  size_t wr_size;             /* a chunk moves as RDMA WRITE or READ work
+                                 requests of at most this many bytes (at
+                                 most HO_ENGINE_PIECES per chunk); 0: 16 KiB
+                                 on a software device (Soft-RoCE), else the
+                                 whole chunk (docs/performance.md, "Faults:
+                                 root causes") */
   unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
   unsigned ready_grace_ms;    /* with every worker busy, a transfer still
                                  waiting for ready after this long is
