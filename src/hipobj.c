@@ -328,8 +328,13 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   }
   hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie,
                                        ho_now_ns() + HO_PREBIND_WAIT_NS, &c);
-  if (e != hipObjSuccess)
-    return e; /* an offer it did not propose, or the connect failed */
+  if (e != hipObjSuccess) {
+    /* a kept QP that broke under its window before ready: retried; an
+     * offer it did not propose, or a failed connect: not */
+    if (l->move_failed)
+      *why = HO_RETRY_KEPT_BROKEN;
+    return e;
+  }
   *why = HO_RETRY_FABRIC; /* verbs calls on a connected QP */
   if (ho_conn_post_msg_recv(c) != hipObjSuccess ||
       open_window(inst, l, c, x) != hipObjSuccess)

@@ -230,7 +230,7 @@ hipObjOpError_t ho_pool_acquire(struct ho_pool *p, bool wait, bool count,
   retire(p, evicted, CAUSE_EVICTED);
   if (err != hipObjSuccess)
     return err;
-  *out = (struct ho_lease){p, l, count, false};
+  *out = (struct ho_lease){.pool = p, .link = l, .counted = count};
   if (!l->spare && ho_conn_create(p->dev, &p->attr, &l->spare) != hipObjSuccess) {
     ho_pool_release(out);
     return hipObjRdmaError;
@@ -310,12 +310,15 @@ static hipObjOpError_t connect_spare(struct ho_lease *l, const struct ho_token *
 /* A window bound on the old connection before the request (data first)
  * moves to the new one: invalidated where it is, and bound again later
  * under the key the token named. */
-static hipObjOpError_t unbind_for_move(struct ho_link *k, uint64_t deadline_ns)
+static hipObjOpError_t unbind_for_move(struct ho_lease *l, uint64_t deadline_ns)
 {
+  struct ho_link *k = l->link;
   if (!k->mw_bound || k->mw_qp != k->qp)
     return hipObjSuccess;
-  if (ho_conn_invalidate(k->qp, k->mw_rkey, deadline_ns) != hipObjSuccess)
+  if (ho_conn_invalidate(k->qp, k->mw_rkey, deadline_ns) != hipObjSuccess) {
+    l->move_failed = true; /* the window stays with the broken QP */
     return hipObjRdmaError;
+  }
   k->mw_bound = false;
   k->mw_qp = NULL;
   k->mw_keep_key = true;
@@ -340,7 +343,7 @@ hipObjOpError_t ho_lease_connect(struct ho_lease *l, const struct ho_token *srv,
     l->pool->stats.connections_reused++;
     ho_mutex_unlock(&l->pool->mu);
   } else {
-    e = unbind_for_move(k, deadline_ns);
+    e = unbind_for_move(l, deadline_ns);
     if (e != hipObjSuccess)
       return e;
     e = connect_spare(l, srv, offer, cookie);

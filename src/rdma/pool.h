@@ -38,6 +38,9 @@ struct ho_lease {
   struct ho_link *link;
   bool counted; /* counted in the thread's lease count */
   bool failed;  /* the transfer failed: retire every QP the lease named */
+  bool move_failed; /* ho_lease_connect: the window bound on the kept QP
+                       could not be invalidated there to move (that QP
+                       broke after the bind) */
 };
 
 struct ho_pool_config {
