@@ -133,8 +133,12 @@ typedef struct {
  * hipObjInit: choose the GPU and its rails (the NICs nearest to it: the
  * smallest PCIe path class, then the fastest link, shared out among the
  * host's GPUs that have the same near set; or the NICs nicHint lists), open
- * the first rail, build the connection pool (HIPOBJ_MAX_TRANSFERS
- * connections). A host with no GPU needs config->nicHint, or
+ * every rail with its own connection pool (HIPOBJ_MAX_TRANSFERS
+ * connections each; a rail other than the first that does not open is
+ * left out with a warning). Each transfer is placed on the rail with the
+ * fewest in flight, ties in turn; a buffer is registered on a rail the
+ * first time a transfer uses it there. A host with no GPU needs
+ * config->nicHint, or
  * HIPOBJ_INIT_FIRST_ACTIVE_NIC in config->flags (then the rails are the
  * NICs on the calling CPU's NUMA node). hipObjGetInfo() says what was
  * chosen and why.
@@ -397,6 +401,21 @@ typedef enum {
 
 #define HIPOBJ_INFO_MAX_RAILS 16 /* hipObjInfo_t.rails[] entries */
 
+/* A rail's state (hipObjRailStats_t.state). Values are ABI. */
+typedef enum {
+  hipObjRailNotOpen = 0, /* no such rail, or its NIC did not open */
+  hipObjRailUp = 1       /* open: transfers are placed on it */
+} hipObjRailState_t;
+
+/* One rail's counters (hipObjInfo_t.railStats, beside rails[]). */
+typedef struct {
+  uint64_t bytes;     /* moved by successful transfers placed on it */
+  uint64_t transfers; /* attempts placed on it (a retry is one more) */
+  uint64_t failures;  /* of those, failed (or a token put back unused) */
+  uint32_t inFlight;  /* placed on it now */
+  uint32_t state;     /* hipObjRailState_t */
+} hipObjRailStats_t;
+
 /* One rail (hipObjInfo_t.rails). */
 typedef struct {
   char name[64];         /* "mlx5_0" */
@@ -438,7 +457,7 @@ typedef struct {
   uint8_t gid[16];       /* network byte order */
   int32_t gidType;       /* hipObjGidType_t */
   uint32_t regModes;     /* HIPOBJ_REG_* bits */
-  uint32_t maxTransfers; /* connections (HIPOBJ_MAX_TRANSFERS) */
+  uint32_t maxTransfers; /* connections per rail (HIPOBJ_MAX_TRANSFERS) */
   /* Counters: hipObjGet(), hipObjPut() and hipObjCompleteRdmaTransfer()
    * calls that found an instance, counted when they return. transfers ==
    * transfersSucceeded + the sum of failures[]. */
@@ -467,8 +486,8 @@ typedef struct {
   /* Rails (docs/architecture.md, "Rails"), from offset 576: the NICs the
    * instance may move bytes over, rails[0] being nicName. */
   uint32_t railCount;         /* rails[] entries filled, 1 or more */
-  uint32_t railsInUse;        /* rails that carry transfers now: 1, rails[0]
-                                 (per-rail connection pools are to come) */
+  uint32_t railsInUse;        /* rails open, each with its own connections:
+                                 transfers are placed on them */
   uint32_t railNear;          /* L: NICs in the near set (the GPU's, or the
                                  CPU's node's); 0 when not chosen by it */
   uint32_t railGpus;          /* G: the host's GPUs sharing that near set */
@@ -502,6 +521,10 @@ typedef struct {
    * before the deadline). */
   uint64_t probesSent;
   uint64_t probesFailed;
+  /* Per rail (docs/architecture.md, "Rails"), from offset 2472:
+   * railStats[i] is rails[i]'s. The connection, window and probe counters
+   * above are the sums over the rails. */
+  hipObjRailStats_t railStats[HIPOBJ_INFO_MAX_RAILS];
   /* New fields are appended here. */
 } hipObjInfo_t;
 

@@ -20,6 +20,7 @@
 struct ho_buffers {
   const struct ho_platform *plat;
   struct ho_device *dev;
+  struct ho_device *rail_dev[HO_MAX_RAILS]; /* [0] is dev */
   struct ho_options opts;
   int mr_access;
   ho_rwlock rw;
@@ -38,6 +39,7 @@ hipObjOpError_t ho_buffers_create(const struct ho_platform *plat,
     return hipObjInternalError;
   m->plat = plat;
   m->dev = dev;
+  m->rail_dev[0] = dev;
   m->opts = *opts;
   m->mr_access = scoped ? MR_ACCESS_SCOPED : MR_ACCESS_UNSCOPED;
   ho_rwlock_init(&m->rw);
@@ -49,6 +51,11 @@ void ho_buf_get(struct ho_buf *b) { atomic_fetch_add(&b->refs, 1); }
 
 static void buf_release(struct ho_buf *b)
 {
+  for (unsigned i = 1; i < HO_MAX_RAILS; i++) {
+    struct ibv_mr *mr = atomic_load(&b->rail_mr[i]);
+    if (mr)
+      b->verbs->dereg_mr(mr);
+  }
   if (b->mr)
     b->verbs->dereg_mr(b->mr);
   if (b->staging)
@@ -307,4 +314,71 @@ hipObjOpError_t ho_buffers_deregister(struct ho_buffers *m, void *ptr)
   ho_wrunlock(&m->rw);
   ho_buf_put(b);
   return err;
+}
+
+/* ---- rails ---------------------------------------------------------------- */
+
+void ho_buffers_set_rail(struct ho_buffers *m, unsigned i,
+                         struct ho_device *dev)
+{
+  if (i > 0 && i < HO_MAX_RAILS)
+    m->rail_dev[i] = dev;
+}
+
+/* An MR over the buffer on pd, by the path its first registration took. */
+static struct ibv_mr *register_on(struct ho_buffers *m, const struct ho_buf *b,
+                                  struct ibv_pd *pd, int *native)
+{
+  const struct ho_verbs_ops *v = m->plat->verbs;
+  if (b->kind == HO_BUF_STAGED)
+    return v->reg_mr(pd, b->staging, b->size, m->mr_access);
+  if (b->kind != HO_BUF_DIRECT || !b->dmabuf)
+    return v->reg_mr(pd, (void *)b->addr, b->size, m->mr_access);
+  int fd = -1;
+  uint64_t off = 0;
+  if (m->plat->gpu->export_dmabuf((void *)b->addr, b->size, &fd, &off,
+                                  native) != hipObjSuccess)
+    return NULL;
+  struct ibv_mr *mr =
+      v->reg_dmabuf_mr(pd, off, b->size, b->addr, fd, m->mr_access);
+  close(fd);
+  return mr;
+}
+
+hipObjOpError_t ho_buf_rail_mr(struct ho_buffers *m, struct ho_buf *b,
+                               unsigned i, struct ibv_mr **out, int *native)
+{
+  if (i == 0) {
+    *out = b->mr;
+    return hipObjSuccess;
+  }
+  if (i >= HO_MAX_RAILS || !m->rail_dev[i])
+    return hipObjInvalidValue;
+  struct ibv_mr *mr = atomic_load(&b->rail_mr[i]);
+  if (mr) {
+    *out = mr;
+    return hipObjSuccess;
+  }
+  if (b->kind != HO_BUF_DIRECT) {
+    char kind[HO_NIC_NAME_MAX + 16];
+    snprintf(kind, sizeof kind, "again on rail %s", m->rail_dev[i]->name);
+    hipObjOpError_t e = check_memlock(
+        m, b, b->kind == HO_BUF_STAGED ? (uintptr_t)b->staging : b->addr,
+        kind);
+    if (e != hipObjSuccess)
+      return e;
+  }
+  mr = register_on(m, b, m->rail_dev[i]->pd, native);
+  if (!mr) {
+    ho_warn("buffer %p cannot be registered on rail %s", (void *)b->addr,
+            m->rail_dev[i]->name);
+    return hipObjRdmaError;
+  }
+  struct ibv_mr *none = NULL;
+  if (!atomic_compare_exchange_strong(&b->rail_mr[i], &none, mr)) {
+    m->plat->verbs->dereg_mr(mr); /* another transfer made it first */
+    mr = none;
+  }
+  *out = mr;
+  return hipObjSuccess;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "options.h"
+#include "rails.h"
 #include "platform/platform.h"
 #include "rdma/transport.h"
 
@@ -30,7 +31,9 @@ struct ho_buf {
   bool dmabuf;           /* DIRECT through a dma-buf MR */
   void *staging;         /* HO_BUF_STAGED: the pinned host buffer */
   uint64_t token_addr;   /* what tokens name: addr, or the staging buffer */
-  struct ibv_mr *mr;
+  struct ibv_mr *mr;                           /* on rail 0's device */
+  _Atomic(struct ibv_mr *) rail_mr[HO_MAX_RAILS]; /* on rail i's, made on
+                                                  first use ([0] unused) */
   const struct ho_verbs_ops *verbs;
   const struct ho_gpu_ops *gpu;
 };
@@ -51,6 +54,18 @@ void ho_buffers_destroy(struct ho_buffers *m);
 hipObjOpError_t ho_buffers_register(struct ho_buffers *m, void *ptr,
                                     size_t size, bool host_only, int *native);
 hipObjOpError_t ho_buffers_deregister(struct ho_buffers *m, void *ptr);
+
+/* The device of rail i (1 <= i < HO_MAX_RAILS), set before the map is
+ * used; rail 0's is the one it was created with. */
+void ho_buffers_set_rail(struct ho_buffers *m, unsigned i,
+                         struct ho_device *dev);
+/* The buffer's MR on rail i: rail 0's registration, or one made on that
+ * rail's device on first use (the same path as the first: dma-buf, plain,
+ * staged memory, host memory; host pages checked against RLIMIT_MEMLOCK
+ * again, as the kernel charges them per MR). Errors: SizeTooLarge
+ * (memlock), RdmaError, InvalidValue (no such rail). */
+hipObjOpError_t ho_buf_rail_mr(struct ho_buffers *m, struct ho_buf *b,
+                               unsigned i, struct ibv_mr **out, int *native);
 
 /* A new reference to the entry registered at exactly ptr, or NULL. */
 struct ho_buf *ho_buffers_find(struct ho_buffers *m, const void *ptr);

@@ -131,11 +131,14 @@ hipObjError_t hipObjBufSync(void *devPtr, size_t size, off_t offset,
 /* The peer this thread's transfers go to (hipObjSetPeerHint), hashed. */
 static _Thread_local uint64_t peer_hint;
 
-/* One transfer's range and direction. */
+/* One transfer's range and direction, and what the rail it is placed on
+ * gives it: the buffer's MR there, whether the rail's link is Ethernet. */
 struct xfer {
   struct ho_buf *b;
   uint64_t offset, size;
   int op;
+  struct ibv_mr *mr;
+  bool roce;
 };
 
 /* The token names the lease's memory window (scoped) or the buffer's MR.
@@ -151,7 +154,7 @@ static hipObjOpError_t mint_token(const struct ho_instance *inst,
   struct ho_token t;
   ho_conn_token(l->link->spare, &t);
   t.qpn = ho_lease_token_qpn(l);
-  t.rkey = inst->config.scoped ? ho_lease_window_rkey(l) : x->b->mr->rkey;
+  t.rkey = inst->config.scoped ? ho_lease_window_rkey(l) : x->mr->rkey;
   t.addr = x->b->token_addr + x->offset;
   t.len = x->size;
   if (data_first || (inst->opts.data_first && ho_token_tag(&t) == 0))
@@ -178,7 +181,7 @@ static hipObjOpError_t open_window(const struct ho_instance *inst,
 {
   if (!inst->config.scoped)
     return hipObjSuccess;
-  return ho_lease_bind_window(l, c, x->b->mr, x->b->token_addr + x->offset,
+  return ho_lease_bind_window(l, c, x->mr, x->b->token_addr + x->offset,
                               x->size, direction_access(x));
 }
 
@@ -200,7 +203,7 @@ static bool prepare_data_first(const struct ho_instance *inst,
     return false;
   hipObjOpError_t e =
       inst->config.scoped
-          ? ho_lease_prebind_window(l, x->b->mr, x->b->token_addr + x->offset,
+          ? ho_lease_prebind_window(l, x->mr, x->b->token_addr + x->offset,
                                     x->size, direction_access(x),
                                     ho_now_ns() + HO_PREBIND_WAIT_NS)
           : ho_conn_set_access(c, direction_access(x));
@@ -321,7 +324,7 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   struct ho_conn_offer offer;
   struct ho_conn *c = NULL;
   *why = HO_RETRY_NONE;
-  if (!ho_server_token_ok(&reply->peer, inst->dev->roce) ||
+  if (!ho_server_token_ok(&reply->peer, x->roce) ||
       !ho_offer_decode(&reply->peer, &offer)) {
     ho_warn("malformed server token in x-amz-rdma-reply");
     return hipObjS3Error;
@@ -479,21 +482,48 @@ static hipObjOpError_t flush_if_direct(struct ho_instance *inst,
                                                        : hipObjInternalError;
 }
 
-/* One attempt: lease a connection, exchange, return the lease. */
-static hipObjOpError_t attempt(struct ho_instance *inst, const struct xfer *x,
-                               const hipObjOps_t *ops, void *ctx,
-                               uint64_t *deadline, enum ho_retry_cause *why,
-                               int *native)
+/* The transfer as rail r sees it: the buffer's MR there (registered on
+ * the rail's first use of it), the rail's link layer. */
+static hipObjOpError_t on_rail(struct ho_instance *inst, unsigned r,
+                               struct xfer *x, int *native)
 {
+  x->roce = inst->rails.rail[r].dev->roce;
+  return ho_buf_rail_mr(inst->buffers, x->b, r, &x->mr, native);
+}
+
+/* One attempt on rail r: the buffer's MR there, a lease of the rail's
+ * pool, the exchange, the lease returned. */
+static hipObjOpError_t attempt(struct ho_instance *inst, unsigned r,
+                               const struct xfer *in, const hipObjOps_t *ops,
+                               void *ctx, uint64_t *deadline,
+                               enum ho_retry_cause *why, int *native)
+{
+  struct xfer x = *in;
   struct ho_lease lease = {0};
   *why = HO_RETRY_NONE;
-  hipObjOpError_t e = ho_pool_acquire(inst->pool, true, true, peer_hint, &lease);
+  hipObjOpError_t e = on_rail(inst, r, &x, native);
+  if (e == hipObjSuccess)
+    e = ho_pool_acquire(inst->rails.rail[r].pool, true, true, peer_hint,
+                        &lease);
   if (e != hipObjSuccess)
     return e;
-  e = leased_exchange(inst, &lease, x, ops, ctx, deadline, why);
-  if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
-    e = flush_if_direct(inst, x->b, native);
+  e = leased_exchange(inst, &lease, &x, ops, ctx, deadline, why);
+  if (e == hipObjSuccess && x.op == HIPOBJ_RDMA_OP_GET)
+    e = flush_if_direct(inst, x.b, native);
   ho_pool_release(&lease);
+  return e;
+}
+
+/* One attempt placed on a rail (railset.h): the fewest in flight. */
+static hipObjOpError_t placed_attempt(struct ho_instance *inst,
+                                      const struct xfer *x,
+                                      const hipObjOps_t *ops, void *ctx,
+                                      uint64_t *deadline,
+                                      enum ho_retry_cause *why, int *native)
+{
+  unsigned r = ho_railset_pick(&inst->rails);
+  hipObjOpError_t e = attempt(inst, r, x, ops, ctx, deadline, why, native);
+  ho_railset_done(&inst->rails, r, e == hipObjSuccess, x->size);
   return e;
 }
 
@@ -533,7 +563,8 @@ static hipObjOpError_t attempts(struct ho_instance *inst, const struct xfer *x,
   uint64_t deadline = 0; /* set when the first attempt sends ready */
   for (unsigned n = 0;; n++) {
     enum ho_retry_cause why;
-    hipObjOpError_t e = attempt(inst, x, ops, ctx, &deadline, &why, native);
+    hipObjOpError_t e =
+        placed_attempt(inst, x, ops, ctx, &deadline, &why, native);
     if (!deadline) /* it failed before ready: the clock starts now */
       deadline = ho_now_ns() + budget;
     if (e == hipObjSuccess || why == HO_RETRY_NONE || n >= retries ||
@@ -559,7 +590,7 @@ static hipObjOpError_t transfer(struct ho_instance *inst, const void *ptr,
     e = ho_stage_copy(inst->plat.gpu, inst->abandoned, b, (uint64_t)offset,
                       size, HIPOBJ_SYNC_TO_HOST, tmo, native);
   if (e == hipObjSuccess) {
-    const struct xfer x = {b, (uint64_t)offset, size, op};
+    const struct xfer x = {b, (uint64_t)offset, size, op, NULL, false};
     e = attempts(inst, &x, ops, ctx, native);
   }
   if (e == hipObjSuccess && op == HIPOBJ_RDMA_OP_GET)
@@ -608,7 +639,9 @@ struct app_xfer {
   struct app_xfer *next;
   struct ho_instance *inst; /* a reference */
   struct ho_buf *buf;       /* a reference */
-  struct ho_lease lease;
+  struct ho_lease lease;   /* of its rail's pool */
+  unsigned rail;           /* placed on it until completed or put back */
+  struct ibv_mr *mr;       /* the buffer's on that rail */
   uint64_t size;
   int op;
   enum app_state state;
@@ -631,6 +664,35 @@ static struct app_xfer *app_find(const char *token) HO_REQUIRES(app_mu)
   return NULL;
 }
 
+/* The transfer as its token described it, on its rail. */
+static struct xfer app_xfer_of(const struct app_xfer *x)
+{
+  return (struct xfer){x->buf, 0, x->size, x->op, x->mr,
+                       x->inst->rails.rail[x->rail].dev->roce};
+}
+
+/* A token for a transfer placed on a rail: the buffer's MR there, a
+ * lease of the rail's pool (not waited for), the window or the QP's
+ * access bound before the request where data first applies. */
+static hipObjOpError_t app_lease(struct ho_instance *inst, struct app_xfer *x)
+{
+  struct xfer t = {x->buf, 0, x->size, x->op, NULL, false};
+  int native = 0;
+  hipObjOpError_t e = on_rail(inst, x->rail, &t, &native);
+  if (e == hipObjSuccess)
+    e = ho_pool_acquire(inst->rails.rail[x->rail].pool, false, false,
+                        peer_hint, &x->lease);
+  if (e != hipObjSuccess)
+    return e;
+  x->mr = t.mr;
+  ho_lease_check_kept(&x->lease);
+  x->data_first = prepare_data_first(inst, &x->lease, &t);
+  e = mint_token(inst, &x->lease, &t, x->data_first, x->token);
+  if (e != hipObjSuccess)
+    ho_pool_release(&x->lease);
+  return e;
+}
+
 static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
                                  size_t size, int op, struct app_xfer **out)
 {
@@ -638,34 +700,28 @@ static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
   if (!x)
     return hipObjInternalError;
   hipObjOpError_t e = hipObjInternalError;
-  x->token = ho_token_slot_alloc();
-  if (x->token)
-    e = find_range(inst, ptr, size, 0, &x->buf);
-  if (e == hipObjSuccess)
-    e = ho_pool_acquire(inst->pool, false, false, peer_hint, &x->lease);
-  if (e != hipObjSuccess) {
-    if (x->lease.pool)
-      ho_pool_release(&x->lease);
-    ho_buf_put(x->buf);
-    ho_token_slot_free(x->token);
-    free(x);
-    return e;
-  }
   x->size = size;
   x->op = op;
-  const struct xfer t = {x->buf, 0, size, op};
-  ho_lease_check_kept(&x->lease);
-  x->data_first = prepare_data_first(inst, &x->lease, &t);
-  e = mint_token(inst, &x->lease, &t, x->data_first, x->token);
-  if (e != hipObjSuccess) {
-    ho_pool_release(&x->lease);
-    ho_buf_put(x->buf);
-    ho_token_slot_free(x->token);
-    free(x);
-    return e;
-  }
+  x->token = ho_token_slot_alloc();
+  if (!x->token)
+    goto free_x;
+  e = find_range(inst, ptr, size, 0, &x->buf);
+  if (e != hipObjSuccess)
+    goto free_token;
+  x->rail = ho_railset_pick(&inst->rails);
+  e = app_lease(inst, x);
+  if (e != hipObjSuccess)
+    goto unplace;
   *out = x;
   return hipObjSuccess;
+unplace:
+  ho_railset_done(&inst->rails, x->rail, false, 0);
+  ho_buf_put(x->buf);
+free_token:
+  ho_token_slot_free(x->token);
+free_x:
+  free(x);
+  return e;
 }
 
 hipObjError_t hipObjGetRdmaToken(const void *devPtr, size_t size, int op,
@@ -720,7 +776,7 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   struct ho_reply r = {0};
   int status = 0, native = 0;
   e = ho_control_check_reply(reply, replyLen, &r, &status);
-  const struct xfer t = {x->buf, 0, x->size, x->op};
+  const struct xfer t = app_xfer_of(x);
   enum ho_retry_cause why = HO_RETRY_NONE; /* the application retries */
   uint64_t deadline = x->data_first /* else from ready */
                           ? ho_now_ns() + transfer_budget_ns(x->inst, x->size)
@@ -731,6 +787,7 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
     e = flush_if_direct(x->inst, x->buf, &native);
   ho_stats_transfer(&x->inst->stats, x->op, x->size, e);
   ho_pool_release(&x->lease);
+  ho_railset_done(&x->inst->rails, x->rail, e == hipObjSuccess, x->size);
   ho_mutex_lock(&app_mu);
   x->retryable = e != hipObjSuccess && why != HO_RETRY_NONE;
   x->state = APP_DONE;
@@ -776,6 +833,7 @@ hipObjError_t hipObjPutRdmaToken(char *token)
   if (x->lease.pool) { /* abandoned before completion: the server may */
     x->lease.failed = true; /* have connected to the token's QP */
     ho_pool_release(&x->lease);
+    ho_railset_done(&x->inst->rails, x->rail, false, 0);
   }
   ho_buf_put(x->buf);
   ho_instance_put(x->inst);

@@ -67,7 +67,13 @@ _Static_assert(offsetof(hipObjInfo_t, dataFirst) == 2448, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, probeIntervalMs) == 2452, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, probesSent) == 2456, "appended");
 _Static_assert(offsetof(hipObjInfo_t, probesFailed) == 2464, "hipObjInfo_t");
-_Static_assert(sizeof(hipObjInfo_t) == 2472, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, railStats) == 2472, "appended");
+_Static_assert(sizeof(hipObjRailStats_t) == 32, "hipObjRailStats_t");
+_Static_assert(offsetof(hipObjRailStats_t, transfers) == 8, "hipObjRailStats_t");
+_Static_assert(offsetof(hipObjRailStats_t, failures) == 16, "hipObjRailStats_t");
+_Static_assert(offsetof(hipObjRailStats_t, inFlight) == 24, "hipObjRailStats_t");
+_Static_assert(offsetof(hipObjRailStats_t, state) == 28, "hipObjRailStats_t");
+_Static_assert(sizeof(hipObjInfo_t) == 2984, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -109,10 +115,32 @@ static void copy_str(char *dst, size_t cap, const char *src, size_t src_cap)
   dst[n] = '\0';
 }
 
-static void fill_rails(const struct ho_rails *r, hipObjInfo_t *o)
+/* The counters of the rails open, at the index of the chosen rail each
+ * is (a rail that did not open leaves a gap). */
+static void fill_rail_stats(struct ho_railset *s, const struct ho_rails *r,
+                            hipObjInfo_t *o)
+{
+  for (unsigned k = 0; k < s->n; k++) {
+    struct ho_rail_rt *rt = &s->rail[k];
+    for (size_t i = 0; i < r->count && i < HIPOBJ_INFO_MAX_RAILS; i++) {
+      if (strcmp(r->rail[i].name, rt->dev->name) != 0)
+        continue;
+      hipObjRailStats_t *x = &o->railStats[i];
+      x->bytes = atomic_load_explicit(&rt->bytes, memory_order_relaxed);
+      x->transfers = atomic_load_explicit(&rt->transfers, memory_order_relaxed);
+      x->failures = atomic_load_explicit(&rt->failures, memory_order_relaxed);
+      x->inFlight = atomic_load(&rt->in_flight);
+      x->state = hipObjRailUp;
+      break;
+    }
+  }
+}
+
+static void fill_rails(const struct ho_rails *r, unsigned in_use,
+                       hipObjInfo_t *o)
 {
   o->railCount = (uint32_t)r->count;
-  o->railsInUse = 1;
+  o->railsInUse = in_use;
   o->railNear = r->near;
   o->railGpus = r->gpus;
   o->railGpuIndex = r->gpu_index;
@@ -150,7 +178,7 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
   o->maxTransfers = inst->opts.max_transfers;
   ho_stats_read(&inst->stats, o);
   struct ho_pool_stats p;
-  ho_pool_get_stats(inst->pool, &p);
+  ho_railset_pool_stats(&inst->rails, &p);
   o->connectionsMade = p.connections_made;
   o->connectionsReused = p.connections_reused;
   o->retiredFailure = p.retired_failure;
@@ -165,15 +193,16 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
                                       : hipObjTokenScopeBuffer;
   o->waitTimeoutMs = inst->opts.wait_timeout_ms;
   o->windowsBound = p.windows_bound;
-  fill_rails(&c->rails, o);
+  fill_rails(&c->rails, inst->rails.n, o);
+  fill_rail_stats(&inst->rails, &c->rails, o);
   o->keptBroken = p.kept_broken;
   o->retries = inst->opts.retries;
   o->stallTimeoutMs = inst->opts.stall_timeout_ms;
   o->transfersDataFirst = p.data_first;
   o->dataFirst = inst->opts.data_first ? 1u : 0u;
   o->probeIntervalMs = inst->opts.probe_interval_ms;
-  o->probesSent = atomic_load(&inst->dev->probes);
-  o->probesFailed = atomic_load(&inst->dev->probes_failed);
+  o->probesSent = ho_railset_probes(&inst->rails, false);
+  o->probesFailed = ho_railset_probes(&inst->rails, true);
 }
 
 hipObjError_t hipObjGetInfo(hipObjInfo_t *info)

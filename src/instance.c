@@ -35,9 +35,10 @@ static struct ho_conn_attr client_conn_attr(bool scoped)
 
 static void instance_destroy(struct ho_instance *inst)
 {
-  /* Reverse order of construction: copies, buffers, pool, device. */
+  /* Reverse order of construction: copies, buffers, rails, pool, device. */
   ho_abandoned_destroy(inst->abandoned);
   ho_buffers_destroy(inst->buffers);
+  ho_railset_destroy(&inst->rails);
   ho_pool_destroy(inst->pool);
   ho_device_close(inst->dev);
   free(inst);
@@ -151,16 +152,45 @@ static hipObjOpError_t choose_token_scope(struct ho_instance *inst)
   return hipObjSuccess;
 }
 
-/* The connections' QPs at their most (every link connected, with its
- * spare) must fit under RLIMIT_MEMLOCK beside what is pinned already. */
-static hipObjOpError_t check_memlock(const struct ho_platform *plat,
-                                     unsigned links)
+/* The rails that will carry transfers: those chosen (HIPOBJ_MAX_RAILS
+ * is applied by the choice). */
+static unsigned rails_chosen(const struct ho_rails *r)
 {
-  char what[96];
+  return r->count ? (unsigned)r->count : 1;
+}
+
+/* The connections' QPs at their most (every link of every rail connected,
+ * with its spare) must fit under RLIMIT_MEMLOCK beside what is pinned. */
+static hipObjOpError_t check_memlock(const struct ho_platform *plat,
+                                     unsigned links, unsigned rails)
+{
+  char what[128];
   snprintf(what, sizeof what,
-           "hipObjInit (%u connections: %u QPs' message areas)", links,
-           2 * links);
-  return ho_memlock_check(plat->topo, ho_memlock_conns(2 * links), what);
+           "hipObjInit (%u connections on each of %u rail%s: %u QPs' "
+           "message areas)",
+           links, rails, rails == 1 ? "" : "s", 2 * links * rails);
+  return ho_memlock_check(plat->topo, ho_memlock_conns(2 * links * rails),
+                          what);
+}
+
+/* Rails 1 and on: a device and a pool each, as rail 0's, and the buffer
+ * map told of their devices (it registers there on first use). Scoped
+ * tokens need windows on every rail: a rail whose NIC cannot bind them is
+ * left out. */
+static void open_other_rails(struct ho_instance *inst,
+                             const struct ho_conn_attr *attr,
+                             const struct ho_pool_config *pool)
+{
+  const struct ho_railset_config cfg = {
+      .attr = attr,
+      .pool = pool,
+      .spin_us = inst->opts.spin_us,
+      .need_windows = inst->config.scoped,
+  };
+  ho_railset_open(&inst->rails, &inst->plat, &inst->config.rails, inst->dev,
+                  inst->pool, &cfg);
+  for (unsigned i = 1; i < inst->rails.n; i++)
+    ho_buffers_set_rail(inst->buffers, i, inst->rails.rail[i].dev);
 }
 
 static hipObjOpError_t build(const struct ho_platform *plat,
@@ -190,20 +220,22 @@ static hipObjOpError_t build(const struct ho_platform *plat,
                                          : 2 * opts->max_transfers;
   if (links < opts->max_transfers)
     links = opts->max_transfers;
+  const struct ho_pool_config pool_cfg = {
+      .max_leases = opts->max_transfers,
+      .max_connections = links,
+      .idle_timeout_ms = opts->idle_timeout_ms,
+      .wait_timeout_ms = opts->wait_timeout_ms,
+      .grace_ms = HO_RETIRE_GRACE_MS};
   if (e == hipObjSuccess)
-    e = check_memlock(plat, links);
+    e = check_memlock(plat, links, rails_chosen(&inst->config.rails));
   const struct ho_conn_attr attr = client_conn_attr(inst->config.scoped);
   if (e == hipObjSuccess)
-    e = ho_pool_create(inst->dev, &attr, &(struct ho_pool_config){
-                           .max_leases = opts->max_transfers,
-                           .max_connections = links,
-                           .idle_timeout_ms = opts->idle_timeout_ms,
-                           .wait_timeout_ms = opts->wait_timeout_ms,
-                           .grace_ms = HO_RETIRE_GRACE_MS},
-                       &inst->pool);
+    e = ho_pool_create(inst->dev, &attr, &pool_cfg, &inst->pool);
   if (e == hipObjSuccess)
     e = ho_buffers_create(&inst->plat, inst->dev, opts, inst->config.scoped,
                           &inst->buffers);
+  if (e == hipObjSuccess)
+    open_other_rails(inst, &attr, &pool_cfg);
   if (e == hipObjSuccess)
     e = ho_abandoned_create(plat->gpu, &inst->abandoned);
   if (e != hipObjSuccess) {
@@ -244,8 +276,10 @@ hipObjOpError_t ho_shutdown(void)
   struct ho_instance *inst = cur;
   cur = NULL;
   ho_wrunlock(&cur_lock);
-  if (inst)
+  if (inst) {
     ho_pool_close(inst->pool);
+    ho_railset_close(&inst->rails);
+  }
   ho_mutex_unlock(&init_mu);
   if (!inst)
     return hipObjNotInitialized;

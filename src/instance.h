@@ -15,6 +15,7 @@
 #include "options.h"
 #include "platform/platform.h"
 #include "rails.h"
+#include "railset.h"
 #include "rdma/pool.h"
 #include "rdma/transport.h"
 #include "stats.h"
@@ -37,7 +38,8 @@ struct ho_instance {
   struct ho_config config; /* what init chose (hipObjGetInfo) */
   struct ho_stats stats;    /* atomic counters */
   struct ho_device *dev;
-  struct ho_pool *pool;
+  struct ho_pool *pool;     /* rail 0's */
+  struct ho_railset rails;  /* every rail open: rail 0 is dev and pool */
   struct ho_buffers *buffers;
   struct ho_abandoned *abandoned;
 };

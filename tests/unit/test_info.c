@@ -179,7 +179,10 @@ static void rails_from_the_tree(void **state)
   assert_int_equal(world_init_gpu(&f->w, NULL, 0), hipObjSuccess);
   assert_int_equal(info_of(&info), hipObjSuccess);
   assert_int_equal(info.railCount, 2);
-  assert_int_equal(info.railsInUse, 1);
+  assert_int_equal(info.railsInUse, 2);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(info.railStats[i].state, hipObjRailUp);
+  assert_int_equal(info.railStats[2].state, hipObjRailNotOpen);
   assert_int_equal(info.railNear, 2);
   assert_int_equal(info.railGpus, 1);
   assert_int_equal(info.railGpuIndex, 0);

@@ -136,7 +136,8 @@ static void init_checks_the_connections(void **state)
   assert_int_equal(world_init(&f->w, WORLD_CLIENT_NIC), hipObjSizeTooLarge);
   assert_int_equal(f->warnings, 1);
   assert_non_null(strstr(f->log, "RLIMIT_MEMLOCK allows (16 KiB"));
-  assert_non_null(strstr(f->log, "hipObjInit (4 connections: 8 QPs"));
+  assert_non_null(strstr(f->log, "hipObjInit (4 connections on each of 1 "
+                                 "rail: 8 QPs"));
   assert_non_null(strstr(f->log, "ulimit -l"));
   /* What is pinned already counts. */
   set_proc(f, "65536", 40, NO_CAPS);

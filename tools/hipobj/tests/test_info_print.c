@@ -108,7 +108,7 @@ static void printed_choice_is_the_query(void **state)
                    hipObjSuccess);
   query_and_print(&info);
   expect_line("  rails: 2 of 2 NICs on this CPU's NUMA node; carrying "
-              "transfers: 1\n");
+              "transfers: 2\n");
   expect_line("    %s: PCI %s, NUMA 0, same NUMA node, rate unknown: on this "
               "CPU's NUMA node\n", WORLD_SERVER_NIC, WORLD_SERVER_BUS);
   assert_int_equal(hipObjShutdown().opError, hipObjSuccess);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* The rails at run time (docs/architecture.md, "Rails"): for each rail
+ * init chose (src/rails.h) its open device and connection pool, the
+ * transfers in flight on it, whether it is up, and its counters. Rail 0's
+ * device and pool are the instance's own (inst->dev, inst->pool), borrowed;
+ * the others are the set's. A transfer is placed by ho_railset_pick() and
+ * reported by ho_railset_done(). Lock-free: counters and states are
+ * atomics, the rails array is fixed once opened. */
+#ifndef HO_RAILSET_H
+#define HO_RAILSET_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rails.h"
+#include "rdma/pool.h"
+#include "rdma/transport.h"
+
+struct ho_rail_rt {
+  struct ho_device *dev;
+  struct ho_pool *pool;
+  bool owned;                 /* opened by the set (not rail 0) */
+  atomic_uint in_flight;
+  _Atomic uint64_t bytes;     /* moved by successful transfers */
+  _Atomic uint64_t transfers; /* placed on it */
+  _Atomic uint64_t failures;  /* that failed on it */
+};
+
+struct ho_railset {
+  unsigned n;                 /* rails open, >= 1 */
+  struct ho_rail_rt rail[HO_MAX_RAILS];
+  atomic_uint cursor;         /* round robin among equals */
+};
+
+/* How the rails other than rail 0 are opened: rail 0's connection
+ * attributes, pool configuration and wait policy. */
+struct ho_railset_config {
+  const struct ho_conn_attr *attr;
+  const struct ho_pool_config *pool;
+  unsigned spin_us;     /* HIPOBJ_SPIN_US (ho_device_set_spin) */
+  bool need_windows;    /* scoped tokens: every rail binds type-2 windows */
+};
+
+/* Rail 0 is (dev0, pool0); rails->rail[1..count) are opened as cfg says.
+ * A rail that does not open, or (need_windows) cannot bind type-2 memory
+ * windows, is left out with one warning. Never fails: rail 0 is always
+ * there. */
+void ho_railset_open(struct ho_railset *s, const struct ho_platform *plat,
+                     const struct ho_rails *rails, struct ho_device *dev0,
+                     struct ho_pool *pool0,
+                     const struct ho_railset_config *cfg);
+/* Closes the pools of rails 1 and on (waking waiters); rail 0's is the
+ * instance's to close. */
+void ho_railset_close(struct ho_railset *s);
+/* Frees what the set opened. */
+void ho_railset_destroy(struct ho_railset *s);
+
+/* The rail for a transfer: the fewest in flight, ties in round-robin
+ * order. Counted in flight there until ho_railset_done(). */
+unsigned ho_railset_pick(struct ho_railset *s);
+
+/* The outcome of a transfer placed on rail i: the bytes moved on
+ * success, else one failure more. */
+void ho_railset_done(struct ho_railset *s, unsigned i, bool success,
+                     uint64_t bytes);
+
+/* What the counters of every rail's device and pool sum to. */
+void ho_railset_pool_stats(struct ho_railset *s, struct ho_pool_stats *out);
+uint64_t ho_railset_probes(struct ho_railset *s, bool failed);
+
+#endif
