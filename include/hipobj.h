@@ -135,9 +135,10 @@ typedef struct {
  * host's GPUs that have the same near set; or the NICs nicHint lists), open
  * every rail with its own connection pool (HIPOBJ_MAX_TRANSFERS
  * connections each; a rail other than the first that does not open is
- * left out with a warning). Each transfer is placed on the rail with the
- * fewest in flight, ties in turn; a buffer is registered on a rail the
- * first time a transfer uses it there. A host with no GPU needs
+ * left out with a warning). Each transfer is placed on a healthy rail
+ * with the fewest in flight, ties in turn (a retry on another rail than
+ * the one that failed it); a buffer is registered on a rail the first
+ * time a transfer uses it there. A host with no GPU needs
  * config->nicHint, or
  * HIPOBJ_INIT_FIRST_ACTIVE_NIC in config->flags (then the rails are the
  * NICs on the calling CPU's NUMA node). hipObjGetInfo() says what was
@@ -404,7 +405,10 @@ typedef enum {
 /* A rail's state (hipObjRailStats_t.state). Values are ABI. */
 typedef enum {
   hipObjRailNotOpen = 0, /* no such rail, or its NIC did not open */
-  hipObjRailUp = 1       /* open: transfers are placed on it */
+  hipObjRailUp = 1,      /* open: transfers are placed on it */
+  hipObjRailDown = 2     /* marked after a transport failure: no transfer
+                            is placed on it while another rail is up, but
+                            one probe each HIPOBJ_FAILBACK_MS */
 } hipObjRailState_t;
 
 /* One rail's counters (hipObjInfo_t.railStats, beside rails[]). */
@@ -412,6 +416,7 @@ typedef struct {
   uint64_t bytes;     /* moved by successful transfers placed on it */
   uint64_t transfers; /* attempts placed on it (a retry is one more) */
   uint64_t failures;  /* of those, failed (or a token put back unused) */
+  uint64_t marksDown; /* times marked down */
   uint32_t inFlight;  /* placed on it now */
   uint32_t state;     /* hipObjRailState_t */
 } hipObjRailStats_t;

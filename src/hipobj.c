@@ -514,16 +514,21 @@ static hipObjOpError_t attempt(struct ho_instance *inst, unsigned r,
   return e;
 }
 
-/* One attempt placed on a rail (railset.h): the fewest in flight. */
+/* One attempt placed on a rail (railset.h): a healthy rail this transfer
+ * has not failed on, the fewest in flight; its outcome kept by the rail
+ * (a transport failure marks it down), and the rail added to *tried. */
 static hipObjOpError_t placed_attempt(struct ho_instance *inst,
                                       const struct xfer *x,
                                       const hipObjOps_t *ops, void *ctx,
-                                      uint64_t *deadline,
+                                      uint64_t *deadline, uint32_t *tried,
                                       enum ho_retry_cause *why, int *native)
 {
-  unsigned r = ho_railset_pick(&inst->rails);
+  unsigned r = ho_railset_pick(&inst->rails, *tried, ho_now_ns());
   hipObjOpError_t e = attempt(inst, r, x, ops, ctx, deadline, why, native);
-  ho_railset_done(&inst->rails, r, e == hipObjSuccess, x->size);
+  ho_railset_done(&inst->rails, r, e == hipObjSuccess, x->size,
+                  e == hipObjSuccess ? HO_RETRY_NONE : *why, ho_now_ns());
+  if (e != hipObjSuccess)
+    *tried |= 1u << r;
   return e;
 }
 
@@ -551,27 +556,31 @@ static void wait_for_slot(uint64_t start, uint64_t budget, unsigned retries,
 
 /* The attempts of one transfer: a failure for a fabric reason (before the
  * server reported any byte moved: a final with OK is the only report) is
- * sent again through the application's callbacks on a new connection, at
- * most HIPOBJ_RETRIES times, while the deadline has not passed. Repeating
- * is safe: a GET writes the same bytes into the same range again, a PUT
- * stores the same bytes again (docs/protocol.md, section 7). */
+ * sent again through the application's callbacks on a new connection, on
+ * another rail where a healthy one has not failed it yet (at once: the
+ * backoff's slot is waited for only by a retry on a rail tried already),
+ * at most HIPOBJ_RETRIES times, while the deadline has not passed.
+ * Repeating is safe: a GET writes the same bytes into the same range
+ * again, a PUT stores the same bytes again (docs/protocol.md, section 7). */
 static hipObjOpError_t attempts(struct ho_instance *inst, const struct xfer *x,
                                 const hipObjOps_t *ops, void *ctx, int *native)
 {
   const unsigned retries = inst->opts.retries;
   const uint64_t budget = transfer_budget_ns(inst, x->size);
   uint64_t deadline = 0; /* set when the first attempt sends ready */
+  uint32_t tried = 0;    /* the rails that failed it */
   for (unsigned n = 0;; n++) {
     enum ho_retry_cause why;
     hipObjOpError_t e =
-        placed_attempt(inst, x, ops, ctx, &deadline, &why, native);
+        placed_attempt(inst, x, ops, ctx, &deadline, &tried, &why, native);
     if (!deadline) /* it failed before ready: the clock starts now */
       deadline = ho_now_ns() + budget;
     if (e == hipObjSuccess || why == HO_RETRY_NONE || n >= retries ||
         ho_now_ns() >= deadline)
       return e;
     ho_stats_retry(&inst->stats, why);
-    wait_for_slot(deadline - budget, budget, retries, n);
+    if (!ho_railset_untried(&inst->rails, tried))
+      wait_for_slot(deadline - budget, budget, retries, n);
   }
 }
 
@@ -708,14 +717,14 @@ static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
   e = find_range(inst, ptr, size, 0, &x->buf);
   if (e != hipObjSuccess)
     goto free_token;
-  x->rail = ho_railset_pick(&inst->rails);
+  x->rail = ho_railset_pick(&inst->rails, 0, ho_now_ns());
   e = app_lease(inst, x);
   if (e != hipObjSuccess)
     goto unplace;
   *out = x;
   return hipObjSuccess;
 unplace:
-  ho_railset_done(&inst->rails, x->rail, false, 0);
+  ho_railset_done(&inst->rails, x->rail, false, 0, HO_RETRY_NONE, ho_now_ns());
   ho_buf_put(x->buf);
 free_token:
   ho_token_slot_free(x->token);
@@ -787,7 +796,8 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
     e = flush_if_direct(x->inst, x->buf, &native);
   ho_stats_transfer(&x->inst->stats, x->op, x->size, e);
   ho_pool_release(&x->lease);
-  ho_railset_done(&x->inst->rails, x->rail, e == hipObjSuccess, x->size);
+  ho_railset_done(&x->inst->rails, x->rail, e == hipObjSuccess, x->size,
+                  e == hipObjSuccess ? HO_RETRY_NONE : why, ho_now_ns());
   ho_mutex_lock(&app_mu);
   x->retryable = e != hipObjSuccess && why != HO_RETRY_NONE;
   x->state = APP_DONE;
@@ -833,7 +843,8 @@ hipObjError_t hipObjPutRdmaToken(char *token)
   if (x->lease.pool) { /* abandoned before completion: the server may */
     x->lease.failed = true; /* have connected to the token's QP */
     ho_pool_release(&x->lease);
-    ho_railset_done(&x->inst->rails, x->rail, false, 0);
+    ho_railset_done(&x->inst->rails, x->rail, false, 0, HO_RETRY_NONE,
+                    ho_now_ns());
   }
   ho_buf_put(x->buf);
   ho_instance_put(x->inst);

@@ -68,12 +68,13 @@ _Static_assert(offsetof(hipObjInfo_t, probeIntervalMs) == 2452, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, probesSent) == 2456, "appended");
 _Static_assert(offsetof(hipObjInfo_t, probesFailed) == 2464, "hipObjInfo_t");
 _Static_assert(offsetof(hipObjInfo_t, railStats) == 2472, "appended");
-_Static_assert(sizeof(hipObjRailStats_t) == 32, "hipObjRailStats_t");
+_Static_assert(sizeof(hipObjRailStats_t) == 40, "hipObjRailStats_t");
 _Static_assert(offsetof(hipObjRailStats_t, transfers) == 8, "hipObjRailStats_t");
 _Static_assert(offsetof(hipObjRailStats_t, failures) == 16, "hipObjRailStats_t");
-_Static_assert(offsetof(hipObjRailStats_t, inFlight) == 24, "hipObjRailStats_t");
-_Static_assert(offsetof(hipObjRailStats_t, state) == 28, "hipObjRailStats_t");
-_Static_assert(sizeof(hipObjInfo_t) == 2984, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjRailStats_t, marksDown) == 24, "hipObjRailStats_t");
+_Static_assert(offsetof(hipObjRailStats_t, inFlight) == 32, "hipObjRailStats_t");
+_Static_assert(offsetof(hipObjRailStats_t, state) == 36, "hipObjRailStats_t");
+_Static_assert(sizeof(hipObjInfo_t) == 3112, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -129,8 +130,9 @@ static void fill_rail_stats(struct ho_railset *s, const struct ho_rails *r,
       x->bytes = atomic_load_explicit(&rt->bytes, memory_order_relaxed);
       x->transfers = atomic_load_explicit(&rt->transfers, memory_order_relaxed);
       x->failures = atomic_load_explicit(&rt->failures, memory_order_relaxed);
+      x->marksDown = atomic_load_explicit(&rt->marks, memory_order_relaxed);
       x->inFlight = atomic_load(&rt->in_flight);
-      x->state = hipObjRailUp;
+      x->state = atomic_load(&rt->down) ? hipObjRailDown : hipObjRailUp;
       break;
     }
   }

@@ -186,6 +186,7 @@ static void open_other_rails(struct ho_instance *inst,
       .pool = pool,
       .spin_us = inst->opts.spin_us,
       .need_windows = inst->config.scoped,
+      .failback_ms = inst->opts.failback_ms,
   };
   ho_railset_open(&inst->rails, &inst->plat, &inst->config.rails, inst->dev,
                   inst->pool, &cfg);

@@ -168,6 +168,8 @@ static const struct opt_row rows[] = {
      MAX_CONNECTIONS_MAX, 0, "twice HIPOBJ_MAX_TRANSFERS"},
     {"HIPOBJ_MAX_RAILS", OPT_UNSIGNED, FIELD(max_rails), 1, MAX_RAILS_MAX, 0,
      "the rails rule's count"},
+    {"HIPOBJ_FAILBACK_MS", OPT_UNSIGNED, FIELD(failback_ms), TIMEOUT_MS_MIN,
+     TIMEOUT_MS_MAX, 5000, "5000"},
     {"HIPOBJ_IDLE_TIMEOUT_MS", OPT_UNSIGNED, FIELD(idle_timeout_ms),
      TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 30000, "30000"},
     {"HIPOBJ_WAIT_TIMEOUT_MS", OPT_UNSIGNED, FIELD(wait_timeout_ms),

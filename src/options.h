@@ -10,7 +10,8 @@
 #include <stddef.h>
 
 struct ho_options {
-  unsigned max_transfers;       /* HIPOBJ_MAX_TRANSFERS: 16, 1..1024 */
+  unsigned max_transfers;       /* HIPOBJ_MAX_TRANSFERS: 16, 1..1024, per
+                                   rail */
   unsigned stage_timeout_ms;    /* HIPOBJ_STAGE_TIMEOUT_MS: 30000, 1..86400000 */
   unsigned transfer_timeout_ms; /* HIPOBJ_TRANSFER_TIMEOUT_MS: 5000, 1..86400000 */
   unsigned max_connections;     /* HIPOBJ_MAX_CONNECTIONS: 0 (twice
@@ -18,6 +19,8 @@ struct ho_options {
                                    max_transfers are kept */
   unsigned max_rails;           /* HIPOBJ_MAX_RAILS: 0 (the rule's
                                    ceil(L/G)), 1..16: at most this many */
+  unsigned failback_ms;         /* HIPOBJ_FAILBACK_MS: 5000, 1..86400000: a
+                                   rail marked down is probed again after */
   unsigned idle_timeout_ms;     /* HIPOBJ_IDLE_TIMEOUT_MS: 30000, 1..86400000 */
   unsigned wait_timeout_ms;     /* HIPOBJ_WAIT_TIMEOUT_MS: 10000, 1..86400000:
                                    how long hipObjGet/Put wait for a free

@@ -12,6 +12,9 @@ static void rail_init(struct ho_rail_rt *r, struct ho_device *dev,
   r->pool = pool;
   r->owned = owned;
   atomic_init(&r->in_flight, 0);
+  atomic_init(&r->down, false);
+  atomic_init(&r->down_ns, 0);
+  atomic_init(&r->marks, 0);
   atomic_init(&r->bytes, 0);
   atomic_init(&r->transfers, 0);
   atomic_init(&r->failures, 0);
@@ -50,6 +53,7 @@ void ho_railset_open(struct ho_railset *s, const struct ho_platform *plat,
 {
   memset(s, 0, sizeof *s);
   atomic_init(&s->cursor, 0);
+  s->failback_ns = (uint64_t)cfg->failback_ms * 1000000u;
   rail_init(&s->rail[0], dev0, pool0, false);
   s->n = 1;
   for (size_t i = 1; i < rails->count && s->n < HO_MAX_RAILS; i++)
@@ -109,22 +113,110 @@ static unsigned placed(struct ho_railset *s, unsigned i)
   return i;
 }
 
-unsigned ho_railset_pick(struct ho_railset *s)
+/* The rails not marked down. */
+static uint32_t up_rails(struct ho_railset *s)
 {
-  return placed(s, (unsigned)least_loaded(s, all_rails(s)));
+  uint32_t m = 0;
+  for (unsigned i = 0; i < s->n; i++)
+    if (!atomic_load(&s->rail[i].down))
+      m |= 1u << i;
+  return m;
+}
+
+/* Whether rail i is down and its failback delay has passed. */
+static bool probe_due(struct ho_railset *s, unsigned i, uint64_t now_ns,
+                      uint64_t *since)
+{
+  struct ho_rail_rt *r = &s->rail[i];
+  *since = atomic_load(&r->down_ns);
+  return atomic_load(&r->down) && now_ns - *since >= s->failback_ns;
+}
+
+/* A down rail in `allowed` due for its probe, claimed (its clock restarts,
+ * so the next transfer does not probe it too); -1 if none. */
+static int claim_probe(struct ho_railset *s, uint32_t allowed,
+                       uint64_t now_ns)
+{
+  for (unsigned i = 0; i < s->n; i++) {
+    uint64_t since;
+    if (((allowed >> i) & 1u) && probe_due(s, i, now_ns, &since) &&
+        atomic_compare_exchange_strong(&s->rail[i].down_ns, &since, now_ns))
+      return (int)i;
+  }
+  return -1;
+}
+
+static void clear_marks(struct ho_railset *s)
+{
+  bool any = false;
+  for (unsigned i = 0; i < s->n; i++)
+    any |= atomic_exchange(&s->rail[i].down, false);
+  if (any)
+    ho_warn("every rail is marked down: the marks are cleared");
+}
+
+unsigned ho_railset_pick(struct ho_railset *s, uint32_t tried,
+                         uint64_t now_ns)
+{
+  const uint32_t all = all_rails(s), fresh = all & ~tried;
+  int i = tried ? -1 : claim_probe(s, all, now_ns); /* no retry probes */
+  if (i < 0)
+    i = least_loaded(s, fresh & up_rails(s));
+  if (i < 0)
+    i = least_loaded(s, all & up_rails(s));
+  if (i < 0) {
+    clear_marks(s);
+    i = least_loaded(s, fresh ? fresh : all);
+  }
+  return placed(s, (unsigned)i);
+}
+
+bool ho_railset_untried(struct ho_railset *s, uint32_t tried)
+{
+  return (all_rails(s) & ~tried & up_rails(s)) != 0;
+}
+
+/* Why a failure marks its rail down; NULL: it does not. */
+static const char *mark_reason(enum ho_retry_cause why)
+{
+  switch (why) {
+  case HO_RETRY_FABRIC: return "an error completion";
+  case HO_RETRY_STALLED: return "a stall";
+  case HO_RETRY_SERVER: return "the server's RDMA failing on it";
+  default: return NULL; /* an answer, a local error, a kept connection */
+  }
+}
+
+static void mark_down(struct ho_railset *s, struct ho_rail_rt *r,
+                      const char *reason, uint64_t now_ns)
+{
+  atomic_store(&r->down_ns, now_ns);
+  if (atomic_exchange(&r->down, true))
+    return; /* a failed probe, or a second failure of the same mark */
+  atomic_fetch_add_explicit(&r->marks, 1, memory_order_relaxed);
+  ho_warn("rail %s marked down after %s: probed again in %llu ms",
+          r->dev->name, reason,
+          (unsigned long long)(s->failback_ns / 1000000u));
 }
 
 void ho_railset_done(struct ho_railset *s, unsigned i, bool success,
-                     uint64_t bytes)
+                     uint64_t bytes, enum ho_retry_cause why,
+                     uint64_t now_ns)
 {
   if (i >= s->n)
     return;
   struct ho_rail_rt *r = &s->rail[i];
   atomic_fetch_sub(&r->in_flight, 1);
-  if (success)
+  if (success) {
     atomic_fetch_add_explicit(&r->bytes, bytes, memory_order_relaxed);
-  else
-    atomic_fetch_add_explicit(&r->failures, 1, memory_order_relaxed);
+    if (atomic_exchange(&r->down, false))
+      ho_warn("rail %s is back up", r->dev->name);
+    return;
+  }
+  atomic_fetch_add_explicit(&r->failures, 1, memory_order_relaxed);
+  const char *reason = mark_reason(why);
+  if (reason && s->n > 1)
+    mark_down(s, r, reason, now_ns);
 }
 
 static void add_pool_stats(struct ho_pool_stats *t,

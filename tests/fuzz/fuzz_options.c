@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The options parser on arbitrary values: the input is split at NUL bytes
- * into up to sixteen values, given in turn to HIPOBJ_MAX_TRANSFERS,
+ * into up to nineteen values, given in turn to HIPOBJ_MAX_TRANSFERS,
  * HIPOBJ_STAGE_TIMEOUT_MS, HIPOBJ_TRANSFER_TIMEOUT_MS, HIPOBJ_DMABUF,
  * HIPOBJ_REQUIRE_GPU_DIRECT, HIPOBJ_RDMA_DEBUG, HIPOBJ_GPU_RUNTIME,
  * HIPOBJ_MAX_CONNECTIONS, HIPOBJ_IDLE_TIMEOUT_MS, HIPOBJ_WAIT_TIMEOUT_MS,
  * HIPOBJ_SCOPED_TOKENS, HIPOBJ_REQUIRE_SCOPED_TOKENS, HIPOBJ_MAX_RAILS,
- * HIPOBJ_RETRIES, HIPOBJ_STALL_TIMEOUT_MS and HIPOBJ_SPIN_US.
+ * HIPOBJ_RETRIES, HIPOBJ_STALL_TIMEOUT_MS, HIPOBJ_SPIN_US,
+ * HIPOBJ_DATA_FIRST, HIPOBJ_PROBE_INTERVAL_MS and HIPOBJ_FAILBACK_MS.
  * Whatever they hold, every field must stay in its documented range. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include "common/clock.h"
 #include "options.h"
 
-#define NVARS 18
+#define NVARS 19
 
 static const char *const names[NVARS] = {
     "HIPOBJ_MAX_TRANSFERS",      "HIPOBJ_STAGE_TIMEOUT_MS",
@@ -26,6 +27,7 @@ static const char *const names[NVARS] = {
     "HIPOBJ_MAX_RAILS",          "HIPOBJ_RETRIES",
     "HIPOBJ_STALL_TIMEOUT_MS",   "HIPOBJ_SPIN_US",
     "HIPOBJ_DATA_FIRST",         "HIPOBJ_PROBE_INTERVAL_MS",
+    "HIPOBJ_FAILBACK_MS",
 };
 
 struct values {
@@ -52,6 +54,8 @@ static void check(const struct ho_options *o)
   if (o->max_connections > 4096)
     abort();
   if (o->max_rails > 16)
+    abort();
+  if (o->failback_ms < 1 || o->failback_ms > 86400000u)
     abort();
   if (o->retries > 10 || o->stall_timeout_ms > 86400000u ||
       o->probe_interval_ms > 86400000u)

@@ -113,6 +113,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->transfer_timeout_ms, 5000);
   assert_int_equal(o->max_connections, 0); /* twice max_transfers */
   assert_int_equal(o->max_rails, 0);       /* the rails rule's count */
+  assert_int_equal(o->failback_ms, 5000);
   assert_int_equal(o->idle_timeout_ms, 30000);
   assert_int_equal(o->wait_timeout_ms, 10000);
   assert_int_equal(o->retries, 3);
@@ -149,7 +150,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 18); /* each variable read once */
+  assert_int_equal(e.lookups, 19); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -344,6 +345,21 @@ static void test_max_rails(void **state)
                     "using 0");
   check_int_invalid("HIPOBJ_MAX_RAILS", hostile_ints,
                     sizeof hostile_ints / sizeof hostile_ints[0], "using 0");
+}
+
+static void test_failback(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {{"1", 1}, {"250", 250},
+                                       {"86400000", 86400000}};
+  check_int_valid("HIPOBJ_FAILBACK_MS", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, failback_ms));
+  static const char *const bad[] = {"0", "86400001", "5s"};
+  check_int_invalid("HIPOBJ_FAILBACK_MS", bad, sizeof bad / sizeof bad[0],
+                    "using 5000");
+  check_int_invalid("HIPOBJ_FAILBACK_MS", hostile_ints,
+                    sizeof hostile_ints / sizeof hostile_ints[0],
+                    "using 5000");
 }
 
 /* An invalid value keeps what the struct held, and says so. */
@@ -593,7 +609,7 @@ static void test_env_var_list(void **state)
       assert_string_not_equal(names[k], names[n]);
     n++;
   }
-  assert_int_equal(n, 18);
+  assert_int_equal(n, 19);
   bool conns = false, idle = false;
   for (uint32_t k = 0; k < n; k++) {
     conns |= !strcmp(names[k], "HIPOBJ_MAX_CONNECTIONS");
@@ -627,6 +643,7 @@ int main(void)
       cmocka_unit_test(test_stall_timeout),
       cmocka_unit_test(test_probe_interval),
       cmocka_unit_test(test_max_rails),
+      cmocka_unit_test(test_failback),
       cmocka_unit_test(test_spin_us),
       cmocka_unit_test(test_scoped_tokens),
       cmocka_unit_test(test_invalid_keeps_current_value),

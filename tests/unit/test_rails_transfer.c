@@ -270,6 +270,138 @@ static void tokens_on_both_rails(void **state)
   assert_int_equal(i.railStats[0].failures + i.railStats[1].failures, 1);
 }
 
+struct warned {
+  int count;
+  char text[1024];
+};
+
+static void on_warning(void *ctx, hipObjLogLevel_t level, const char *message)
+{
+  struct warned *w = ctx;
+  if (level != hipObjLogWarning)
+    return;
+  w->count++;
+  size_t n = strlen(w->text);
+  snprintf(w->text + n, sizeof w->text - n, "%s\n", message);
+}
+
+/* A black-holed rail (its requests dropped, the port still ACTIVE): the
+ * transfer placed there fails with retries exceeded and is sent again on
+ * the other rail at once; no transfer fails; the rail is marked down once
+ * (logged) and nothing is placed on it; after HIPOBJ_FAILBACK_MS a probe
+ * finds it healthy again and it is back. */
+static void black_holed_rail_fails_over(void **state)
+{
+  struct fixture *f = *state;
+  assert_int_equal(hipObjBufDeregister(f->buf).opError, hipObjSuccess);
+  assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
+  f->w.opts.failback_ms = 200;
+  assert_int_equal(world_init(&f->w, HINT), hipObjSuccess);
+  assert_int_equal(hipObjBufRegisterHost(f->buf, OBJ_SIZE).opError,
+                   hipObjSuccess);
+  struct warned w = {0, ""};
+  assert_int_equal(hipObjSetLogCallback(on_warning, &w).opError,
+                   hipObjSuccess);
+  const uint64_t part = OBJ_SIZE / 8;
+  /* Both rails connected first. */
+  for (unsigned k = 0; k < 2; k++)
+    assert_int_equal(get(f, k * part, part), hipObjSuccess);
+  assert_int_equal(fake_device_drop_next(RAIL1, 1000000), 0);
+  struct fake_dev_stats a0 = stats(WORLD_CLIENT_NIC);
+  for (unsigned k = 0; k < 8; k++)
+    assert_int_equal(get(f, k * part, part), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, OBJ_SIZE);
+  hipObjInfo_t i = info();
+  assert_int_equal(i.transfersSucceeded, i.transfers); /* none failed */
+  assert_int_equal(i.railStats[1].state, hipObjRailDown);
+  assert_int_equal(i.railStats[1].marksDown, 1);
+  /* Its kept connection broke (not the rail's fault: nothing marked, the
+   * retry on rail 0), then a new connection's requests were lost (marked
+   * down, the retry on rail 0); then nothing was placed there. */
+  assert_true(i.railStats[1].failures >= 1 && i.railStats[1].failures <= 2);
+  assert_int_equal(i.retriesFabric + i.retriesKeptBroken,
+                   i.railStats[1].failures);
+  assert_int_equal(i.railStats[1].transfers, 1 + i.railStats[1].failures);
+  assert_true(stats(WORLD_CLIENT_NIC).bytes_received - a0.bytes_received >=
+              8 * part);
+  assert_non_null(strstr(w.text, "rail " RAIL1 " marked down"));
+  /* The rail heals; after the failback delay one transfer probes it. */
+  assert_int_equal(fake_device_drop_next(RAIL1, 0), 0);
+  struct timespec ts = {0, 250 * 1000000L};
+  nanosleep(&ts, NULL);
+  struct fake_dev_stats b0 = stats(RAIL1);
+  for (unsigned k = 0; k < 4; k++)
+    assert_int_equal(get(f, k * part, part), hipObjSuccess);
+  i = info();
+  assert_int_equal(i.railStats[1].state, hipObjRailUp);
+  assert_true(stats(RAIL1).bytes_received > b0.bytes_received);
+  assert_non_null(strstr(w.text, "rail " RAIL1 " is back up"));
+  assert_int_equal(hipObjSetLogCallback(NULL, NULL).opError, hipObjSuccess);
+}
+
+static uint64_t now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* An error completion on a new connection of rail 1: the rail is marked
+ * down and the transfer sent again on rail 0 at once, not at its
+ * backoff's first slot (a fifteenth of a 15 s deadline: 1 s). */
+static void error_completion_retried_on_other_rail_at_once(void **state)
+{
+  struct fixture *f = *state;
+  const uint64_t part = OBJ_SIZE / 8;
+  assert_int_equal(hipObjBufDeregister(f->buf).opError, hipObjSuccess);
+  assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
+  f->w.opts.transfer_timeout_ms = 15000;
+  assert_int_equal(world_init(&f->w, HINT), hipObjSuccess);
+  assert_int_equal(hipObjBufRegisterHost(f->buf, OBJ_SIZE).opError,
+                   hipObjSuccess);
+  assert_int_equal(get(f, 0, part), hipObjSuccess); /* rail 0 */
+  assert_int_equal(fake_device_force_error(RAIL1, 1, IBV_WC_RETRY_EXC_ERR),
+                   0);
+  uint64_t t0 = now_ms();
+  assert_int_equal(get(f, part, part), hipObjSuccess); /* rail 1, then 0 */
+  uint64_t took = now_ms() - t0;
+  assert_true(took < 600);
+  assert_memory_equal(f->buf, f->peer.object, 2 * part);
+  hipObjInfo_t i = info();
+  assert_int_equal(i.transfersSucceeded, 2);
+  assert_int_equal(i.retriesFabric, 1);
+  assert_int_equal(i.railStats[1].state, hipObjRailDown);
+  assert_int_equal(i.railStats[1].marksDown, 1);
+  assert_int_equal(i.railStats[1].failures, 1);
+  assert_int_equal(i.railStats[0].transfers, 2);
+  assert_int_equal(i.railStats[0].bytes, 2 * part);
+  /* Nothing more is placed on it before the failback delay (5 s). */
+  for (unsigned k = 0; k < 4; k++)
+    assert_int_equal(get(f, k * part, part), hipObjSuccess);
+  i = info();
+  assert_int_equal(i.railStats[1].transfers, 1);
+  assert_int_equal(i.railStats[0].transfers, 6);
+}
+
+/* An answer is no rail's fault: a 501 marks nothing. */
+static void decline_marks_nothing(void **state)
+{
+  struct fixture *f = *state;
+  for (unsigned k = 0; k < 4; k++) {
+    struct sim_request r;
+    sim_request_init(&r, &f->peer, HIPOBJ_RDMA_OP_GET, 0, OBJ_SIZE);
+    r.mode = SIM_DECLINE;
+    assert_int_equal(hipObjGet(NULL, f->buf, OBJ_SIZE, 0, &sim_ops, &r).opError,
+                     hipObjS3Error);
+  }
+  hipObjInfo_t i = info();
+  for (int r = 0; r < 2; r++) {
+    assert_int_equal(i.railStats[r].state, hipObjRailUp);
+    assert_int_equal(i.railStats[r].marksDown, 0);
+    assert_int_equal(i.railStats[r].failures, 2);
+  }
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -278,6 +410,11 @@ int main(void)
       cmocka_unit_test_setup_teardown(concurrent_spread, setup, teardown),
       cmocka_unit_test_setup_teardown(one_rail_when_capped, setup, teardown),
       cmocka_unit_test_setup_teardown(tokens_on_both_rails, setup, teardown),
+      cmocka_unit_test_setup_teardown(black_holed_rail_fails_over, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(decline_marks_nothing, setup, teardown),
+      cmocka_unit_test_setup_teardown(
+          error_completion_retried_on_other_rail_at_once, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
