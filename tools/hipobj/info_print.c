@@ -28,6 +28,23 @@ static int has_rails(const hipObjInfo_t *i)
   return i->size >= offsetof(hipObjInfo_t, rails) + sizeof i->rails;
 }
 
+static int has_rail_stats(const hipObjInfo_t *i)
+{
+  return i->size >= offsetof(hipObjInfo_t, railStats) + sizeof i->railStats;
+}
+
+static const char *rail_state(uint32_t s)
+{
+  switch (s) {
+  case hipObjRailUp:
+    return "up";
+  case hipObjRailDown:
+    return "marked down (probed after HIPOBJ_FAILBACK_MS)";
+  default:
+    return "not open (its NIC did not open: left out)";
+  }
+}
+
 const char *tool_nic_reason(const hipObjInfo_t *info)
 {
   switch (info->nicChoice) {
@@ -150,6 +167,8 @@ static void print_rails(FILE *out, const hipObjInfo_t *i)
     fprintf(out, "    %s: PCI %s, NUMA %d, %s, %s: %s\n", x->name,
             x->busId[0] ? x->busId : "- (virtual)", (int)x->numaNode,
             tool_path_class_name(x->pathClass), rate, rail_why(x->why));
+    if (has_rail_stats(i))
+      fprintf(out, "      %s\n", rail_state(i->railStats[r].state));
   }
 }
 
@@ -172,7 +191,8 @@ void tool_info_print(FILE *out, const hipObjInfo_t *i)
   fprintf(out, "  GID preference: RoCE v2 IPv4-mapped > v2 global > v2 "
                "link-local > v1 global > v1 link-local\n");
   print_reg_modes(out, i->regModes);
-  fprintf(out, "  connections: %u\n", (unsigned)i->maxTransfers);
+  fprintf(out, "  connections: %u%s\n", (unsigned)i->maxTransfers,
+          has_rails(i) && i->railsInUse > 1 ? " per rail" : "");
   fprintf(out, "  tokens: %s\n",
           i->tokenScope == hipObjTokenScopeWindow
               ? "a memory window per transfer (its range and direction only)"

@@ -110,7 +110,9 @@ static void printed_choice_is_the_query(void **state)
   expect_line("  rails: 2 of 2 NICs on this CPU's NUMA node; carrying "
               "transfers: 2\n");
   expect_line("    %s: PCI %s, NUMA 0, same NUMA node, rate unknown: on this "
-              "CPU's NUMA node\n", WORLD_SERVER_NIC, WORLD_SERVER_BUS);
+              "CPU's NUMA node\n      up\n", WORLD_SERVER_NIC,
+              WORLD_SERVER_BUS);
+  expect_line("  connections: %u per rail\n", info.maxTransfers);
   assert_int_equal(hipObjShutdown().opError, hipObjSuccess);
   world_destroy(&w);
 }
