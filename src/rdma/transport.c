@@ -295,6 +295,8 @@ hipObjOpError_t ho_conn_create(struct ho_device *d,
     return hipObjInternalError;
   c->dev = d;
   c->rd_atomic = rd_atomic_for(d);
+  c->rd_out = a->reads_out && a->reads_out < c->rd_atomic ? a->reads_out
+                                                          : c->rd_atomic;
   c->msg = aligned_alloc(64, 2 * HO_MSG_SIZE);
   if (!c->msg)
     goto free_conn;
@@ -402,7 +404,7 @@ hipObjOpError_t ho_conn_connect(struct ho_conn *c, const struct ho_token *peer,
     a.retry_cnt = t->retry_cnt;
     a.rnr_retry = t->rnr_retry;
     a.sq_psn = sq_psn & 0xffffff;
-    a.max_rd_atomic = c->rd_atomic;
+    a.max_rd_atomic = c->rd_out;
     rc = modify_state(c, &a,
                       IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                           IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |

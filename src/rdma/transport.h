@@ -76,6 +76,8 @@ struct ho_conn_attr {
   uint32_t max_send_wr;
   uint32_t max_recv_wr;
   int qp_access;        /* qp_access_flags: what the peer may do to us */
+  uint8_t reads_out;    /* RDMA READs we issue at once; 0: as many as the
+                           device and the vendor's tuning allow */
 };
 
 /* A QP is connected once in its life: INIT -> RTS, then ERR when it is
@@ -102,7 +104,8 @@ struct ho_conn {
   uint8_t *msg;  /* [0, HO_MSG_SIZE) receive slot, then the send slot */
   enum ho_conn_state state;
   bool probe_pending; /* a liveness probe's completion is owed */
-  uint8_t rd_atomic; /* outstanding READs we issue / accept */
+  uint8_t rd_atomic; /* outstanding READs we accept */
+  uint8_t rd_out;    /* outstanding READs we issue */
   uint32_t peer_qpn; /* the QP it is connected to */
   uint64_t retired_ns; /* when it was retired (ho_now_ns clock) */
   struct ho_conn *next_retired; /* on its owner's retired list */

@@ -106,6 +106,12 @@ struct ho_engine {
 
 static void *worker_main(void *arg);
 
+/* READs in flight on a software device: rxe retries a READ at once when a
+ * response of a later READ arrives first, so under reordering several
+ * READs in flight spend the retry count without the in-order progress
+ * that resets it. */
+#define SOFT_READS_OUT 2
+
 /* Its QPs: room for every chunk in flight written in pieces, and the
  * final. Remote write at the QP's level lets a client's zero-length
  * liveness probe through (docs/protocol.md, section 7); it opens no
@@ -119,7 +125,12 @@ static struct ho_conn_attr conn_attr_for(const struct ho_engine *e)
   uint32_t wr = (uint32_t)(e->cfg.depth * pieces + 8);
   return (struct ho_conn_attr){.max_send_wr = wr < 64 ? 64 : wr,
                                .max_recv_wr = 4,
-                               .qp_access = IBV_ACCESS_REMOTE_WRITE};
+                               .qp_access = IBV_ACCESS_REMOTE_WRITE,
+                               .reads_out = e->cfg.reads_out
+                                                ? e->cfg.reads_out
+                                                : ho_device_is_soft(e->dev)
+                                                      ? SOFT_READS_OUT
+                                                      : 0};
 }
 
 /* 16 KiB (4 packets at rxe's 4096-byte MTU) on a software device: rxe's

@@ -35,6 +35,9 @@ struct ho_engine_config {
                                  on a software device (Soft-RoCE), else the
                                  whole chunk (docs/performance.md, "Faults:
                                  root causes") */
+  uint8_t reads_out;          /* a PUT's READs in flight per connection; 0:
+                                 2 on a software device, else as many as
+                                 the device allows */
   unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
   unsigned ready_grace_ms;    /* with every worker busy, a transfer still
                                  waiting for ready after this long is

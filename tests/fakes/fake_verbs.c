@@ -730,6 +730,8 @@ static void fake_swqe_transmit(struct fake_qp *qp, struct fake_swqe *w,
     qp->reads_out++;
     if (qp->reads_out > qp->stats.max_reads_in_flight)
       qp->stats.max_reads_in_flight = qp->reads_out;
+    if (qp->reads_out > qp->ctx->dev->stats.max_reads_out)
+      qp->ctx->dev->stats.max_reads_out = qp->reads_out;
   }
   w->phase = FAKE_SENT;
   w->t_tx = now;

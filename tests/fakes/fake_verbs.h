@@ -323,6 +323,8 @@ struct fake_dev_stats {
   uint64_t wrs_posted;     /* requester: work requests posted, by opcode:
                               [0] RDMA WRITE, [1] RDMA READ, [2] the rest */
   uint64_t wrs_by_op[3];
+  uint64_t max_reads_out;  /* requester: the most RDMA READs one QP had on
+                              the wire at once */
   uint64_t requests_dropped; /* requester: attempts that got no answer */
   uint64_t retries;        /* requester: retransmissions after a timeout */
   uint64_t rnr_events;     /* requester: RNR NAKs received */

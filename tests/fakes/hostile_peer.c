@@ -133,7 +133,8 @@ static int hostile_send(void *ctx, const char *token, size_t len)
   end_attempt(h); /* the library retries a failed attempt: a new request */
   if (!ho_token_decode(token, len, &h->client))
     return -1;
-  struct ho_conn_attr attr = {16, 16, 0};
+  struct ho_conn_attr attr = {
+      .max_send_wr = 16, .max_recv_wr = 16, .qp_access = 0};
   if (ho_conn_create(h->dev, &attr, &h->conn) != hipObjSuccess)
     return -1;
   h->cookie = cookie_seq++;

@@ -427,7 +427,9 @@ static struct ho_msg raw_ready(struct fixture *f, const struct ho_msg *tmpl,
   struct ho_device *d = NULL;
   assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
                    hipObjSuccess);
-  struct ho_conn_attr attr = {8, 8, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn_attr attr = {
+      .max_send_wr = 8, .max_recv_wr = 8,
+      .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
   struct ho_conn *c = NULL;
   assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
   struct ibv_mr *mr = fake_verbs_ops.reg_mr(d->pd, mem, 4096, attr.qp_access |
@@ -508,7 +510,9 @@ static void version1_client(void **state)
   struct ho_device *d = NULL;
   assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
                    hipObjSuccess);
-  struct ho_conn_attr attr = {8, 8, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn_attr attr = {
+      .max_send_wr = 8, .max_recv_wr = 8,
+      .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
   struct ho_conn *c = NULL;
   assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
   uint8_t *mem = calloc(1, 4096);

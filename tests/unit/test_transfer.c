@@ -452,6 +452,28 @@ static void chunks_move_in_pieces(void **state)
   sim_peer_destroy(&p);
 }
 
+/* A server that caps its READs in flight (reads_out; on Soft-RoCE 2 by
+ * default) never has more on the wire, and moves the same bytes. */
+static void reads_in_flight_are_capped(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer p;
+  struct ho_engine_config cfg = {.chunk_size = 1u << 20, .wr_size = 16384,
+                                 .reads_out = 2};
+  const size_t size = 1500000;
+  assert_int_equal(sim_peer_create(&p, &f->w.plat, &cfg, size), 0);
+  struct fake_dev_stats st;
+  fill(f->buf, size, 13);
+  struct sim_request r;
+  sim_request_init(&r, &p, HIPOBJ_RDMA_OP_PUT, 0, size);
+  assert_int_equal(hipObjPut(NULL, f->buf, size, 0, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  assert_memory_equal(p.object, f->buf, size);
+  assert_int_equal(fake_device_stats(WORLD_SERVER_NIC, &st), 0);
+  assert_int_equal(st.max_reads_out, 2);
+  sim_peer_destroy(&p);
+}
+
 /* Retries stop at the deadline: a server that never sends final costs at
  * most the deadline (600 ms), whatever HIPOBJ_RETRIES allows. */
 static void retries_stop_at_the_deadline(void **state)
@@ -634,7 +656,8 @@ static void original_ordering_fails(void **state)
   struct ho_device *sdev = NULL;
   assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_SERVER_NIC, &sdev),
                    hipObjSuccess);
-  struct ho_conn_attr attr = {8, 8, 0};
+  struct ho_conn_attr attr = {
+      .max_send_wr = 8, .max_recv_wr = 8, .qp_access = 0};
   struct ho_conn *sc = NULL;
   assert_int_equal(ho_conn_create(sdev, &attr, &sc), hipObjSuccess);
   struct ho_token client;
@@ -891,6 +914,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(error_completion_is_retried, setup, teardown),
       cmocka_unit_test_setup_teardown(retries_are_bounded, setup, teardown),
       cmocka_unit_test_setup_teardown(chunks_move_in_pieces, setup, teardown),
+      cmocka_unit_test_setup_teardown(reads_in_flight_are_capped, setup, teardown),
       cmocka_unit_test_setup_teardown(given_up_put_is_found_by_probe,
                                       setup_probe, teardown),
       cmocka_unit_test_setup_teardown(slow_server_answers_probes, setup_probe,

@@ -54,7 +54,9 @@ static void applied_on_connect(void **state)
     struct ho_device *d = NULL;
     assert_int_equal(ho_device_open(&fake_verbs_ops, &w.topo, name, &d), hipObjSuccess);
     assert_int_equal(d->vendor_id, vendors[i]);
-    struct ho_conn_attr a = {8, 8, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+    struct ho_conn_attr a = {
+        .max_send_wr = 8, .max_recv_wr = 8,
+        .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
     struct ho_conn *c = NULL, *peer = NULL;
     assert_int_equal(ho_conn_create(d, &a, &c), hipObjSuccess);
     assert_int_equal(ho_conn_create(d, &a, &peer), hipObjSuccess);

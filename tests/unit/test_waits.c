@@ -66,7 +66,8 @@ static int setup(void **state)
           hipObjSuccess)
     return -1;
   ho_device_set_spin(f->dw, 0);
-  struct ho_conn_attr attr = {8, 8, 0};
+  struct ho_conn_attr attr = {
+      .max_send_wr = 8, .max_recv_wr = 8, .qp_access = 0};
   if (ho_conn_create(f->dw, &attr, &f->a) != hipObjSuccess ||
       ho_conn_create(f->dp, &attr, &f->b) != hipObjSuccess)
     return -1;
@@ -279,7 +280,8 @@ static void poll_policy_never_arms(void **state)
 {
   struct fixture *f = *state;
   ho_device_set_spin(f->dw, HO_SPIN_US_POLL);
-  struct ho_conn_attr attr = {8, 8, 0};
+  struct ho_conn_attr attr = {
+      .max_send_wr = 8, .max_recv_wr = 8, .qp_access = 0};
   struct ho_conn *c = NULL;
   assert_int_equal(ho_conn_create(f->dw, &attr, &c), hipObjSuccess);
   assert_null(c->ch);
@@ -295,7 +297,8 @@ static void no_channel_falls_back(void **state)
 {
   struct fixture *f = *state;
   assert_int_equal(fake_verb_fail("create_comp_channel", 0, 1, EMFILE), 0);
-  struct ho_conn_attr attr = {8, 8, 0};
+  struct ho_conn_attr attr = {
+      .max_send_wr = 8, .max_recv_wr = 8, .qp_access = 0};
   struct ho_conn *c = NULL;
   assert_int_equal(ho_conn_create(f->dw, &attr, &c), hipObjSuccess);
   assert_null(c->ch);
@@ -313,7 +316,8 @@ static void channel_budget_kept(void **state)
   assert_true(f->dw->max_channels >= 16);
   assert_int_equal(atomic_load(&f->dw->channels), 1); /* f->a's */
   f->dw->max_channels = 1;
-  struct ho_conn_attr attr = {8, 8, 0};
+  struct ho_conn_attr attr = {
+      .max_send_wr = 8, .max_recv_wr = 8, .qp_access = 0};
   struct ho_conn *c = NULL;
   assert_int_equal(ho_conn_create(f->dw, &attr, &c), hipObjSuccess);
   assert_null(c->ch);

@@ -155,8 +155,11 @@ static void probe_original_ordering(void)
   const struct ho_platform *sys = real_platform();
   struct ho_device *d = NULL;
   ho_device_open(sys->verbs, sys->topo, dev_name(), &d);
-  struct ho_conn_attr client_attr = {8, 8, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
-  struct ho_conn_attr server_attr = {8, 8, 0};
+  struct ho_conn_attr client_attr = {
+      .max_send_wr = 8, .max_recv_wr = 8,
+      .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn_attr server_attr = {
+      .max_send_wr = 8, .max_recv_wr = 8, .qp_access = 0};
   struct ho_conn *client = NULL, *server = NULL;
   check(ho_conn_create(d, &client_attr, &client) == hipObjSuccess &&
             ho_conn_create(d, &server_attr, &server) == hipObjSuccess,
@@ -208,8 +211,11 @@ struct mw_pair {
 /* Two fresh QPs connected to each other (QPs are never reused). */
 static int mw_pair_connect(struct mw_pair *p)
 {
-  struct ho_conn_attr ca = {16, 16, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
-  struct ho_conn_attr sa = {16, 16, 0};
+  struct ho_conn_attr ca = {
+      .max_send_wr = 16, .max_recv_wr = 16,
+      .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn_attr sa = {
+      .max_send_wr = 16, .max_recv_wr = 16, .qp_access = 0};
   struct ho_token tc, ts;
   if (ho_conn_create(p->d, &ca, &p->client) != hipObjSuccess ||
       ho_conn_create(p->d, &sa, &p->server) != hipObjSuccess)
