@@ -2831,6 +2831,24 @@ int fake_mw_bound_count(const char *dev)
   return n;
 }
 
+int fake_mr_remote_count(const char *dev)
+{
+  int n = -1;
+  fake_control_lock();
+  struct fake_dev *d = fake_dev_by_name(dev);
+  if (d) {
+    n = 0;
+    for (struct fake_link *l = fab.mrs.next; l != &fab.mrs; l = l->next) {
+      struct fake_mr *mr = fake_container(l, struct fake_mr, link);
+      n += mr->pd->ctx->dev == d &&
+           (mr->access & (IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+                          IBV_ACCESS_REMOTE_ATOMIC));
+    }
+  }
+  fake_leave();
+  return n;
+}
+
 int fake_mw_live_count(void)
 {
   int n = 0;

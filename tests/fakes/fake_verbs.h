@@ -431,6 +431,9 @@ int fake_mr_access(struct ibv_mr *mr);
 /* Windows of the device that are bound now (-1: no such device). */
 int fake_mw_bound_count(const char *dev);
 
+/* Live MRs of dev that grant any remote access; -1: no such device. */
+int fake_mr_remote_count(const char *dev);
+
 /* Windows alive on the whole fabric. */
 int fake_mw_live_count(void);
 

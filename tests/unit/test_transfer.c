@@ -382,6 +382,20 @@ static void slow_server_answers_probes(void **state)
                        i0.retriesFabric - i0.retriesStalled, 0);
 }
 
+/* The server's QPs grant remote write at the QP level so that a probe
+ * gets through; that opens nothing only while no memory of the server is
+ * registered for remote access, GETs and PUTs having run (chunk buffers
+ * made at a slot's first transfer included). */
+static void server_memory_is_local_only(void **state)
+{
+  struct fixture *f = *state;
+  fill(f->buf, 65536, 14);
+  assert_int_equal(put(f, 0, 65536, 0, SIM_NORMAL), hipObjSuccess);
+  assert_int_equal(get(f, 0, 65536, 0, SIM_NORMAL), hipObjSuccess);
+  assert_int_equal(fake_mr_remote_count(WORLD_SERVER_NIC), 0);
+  assert_true(fake_mr_remote_count(WORLD_CLIENT_NIC) >= 0);
+}
+
 /* Probes go only to a server whose offer says its QP answers them: a
  * version-1 server's does not, and one given the token of a client with
  * HIPOBJ_DATA_FIRST=0 (a version-2 client) does not offer them. */
@@ -920,6 +934,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(slow_server_answers_probes, setup_probe,
                                       teardown),
       cmocka_unit_test_setup_teardown(probes_only_where_offered, setup_probe,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(server_memory_is_local_only, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(stalled_server_is_retried_fast, setup_stall,
                                       teardown),
