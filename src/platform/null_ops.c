@@ -236,6 +236,14 @@ static hipObjOpError_t null_pin_limits(const struct ho_topology *t,
   return hipObjNotSupported;
 }
 
+static hipObjOpError_t null_hw_counter(const struct ho_topology *t,
+                                       const char *nic, int port,
+                                       const char *name,
+                                       unsigned long long *out)
+{
+  return hipObjNotSupported;
+}
+
 const struct ho_topology_ops ho_topology_null_ops = {
     null_list_nics,
     null_gid_type,
@@ -243,4 +251,5 @@ const struct ho_topology_ops ho_topology_null_ops = {
     null_list_gpus,
     null_cpu_numa_node,
     null_pin_limits,
+    null_hw_counter,
 };

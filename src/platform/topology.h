@@ -81,6 +81,12 @@ struct ho_topology_ops {
    * /proc/self/{limits,status}. hipObjNotSupported when unknown. */
   hipObjOpError_t (*pin_limits)(const struct ho_topology *t,
                                 struct ho_pin_limits *out);
+  /* A port's hardware counter (ports/PORT/hw_counters/NAME, e.g. rxe's
+   * "completer_retry_err"). hipObjNotSupported when the device has no
+   * such counter. */
+  hipObjOpError_t (*hw_counter)(const struct ho_topology *t, const char *nic,
+                                int port, const char *name,
+                                unsigned long long *out);
 };
 
 struct ho_topology {
@@ -90,7 +96,7 @@ struct ho_topology {
 
 extern const struct ho_topology_ops ho_topology_sysfs_ops;
 /* The null table (null_ops.c): list_nics, pci_device, list_gpus and
- * pin_limits hipObjNotSupported, gid_type HO_GID_UNKNOWN, cpu_numa_node -1. */
+ * pin_limits and hw_counter hipObjNotSupported, gid_type HO_GID_UNKNOWN, cpu_numa_node -1. */
 extern const struct ho_topology_ops ho_topology_null_ops;
 
 /* Fills t for sysfs below root (NULL: the real /sys). */

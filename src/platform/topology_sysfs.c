@@ -716,6 +716,27 @@ static hipObjOpError_t pin_limits(const struct ho_topology *t,
   return hipObjSuccess;
 }
 
+/* ---- hardware counters -------------------------------------------------- */
+
+static hipObjOpError_t hw_counter(const struct ho_topology *t, const char *nic,
+                                  int port, const char *name,
+                                  unsigned long long *out)
+{
+  char path[PATH_MAX];
+  char buf[ATTR_MAX];
+  if (!t || !out || !nic || !name || !is_plain_name(nic, HO_NIC_NAME_MAX) ||
+      !is_plain_name(name, NAME_MAX) || port < 1 || port > PORT_MAX)
+    return hipObjInvalidValue;
+  const char *v = buf;
+  unsigned long long n;
+  if (!class_path(t, path, sizeof path, "/%s/ports/%d/hw_counters/%s", nic,
+                  port, name) ||
+      !read_attr(path, buf) || !parse_ull(&v, &n) || *v)
+    return hipObjNotSupported;
+  *out = n;
+  return hipObjSuccess;
+}
+
 const struct ho_topology_ops ho_topology_sysfs_ops = {
     list_nics,
     gid_type,
@@ -723,6 +744,7 @@ const struct ho_topology_ops ho_topology_sysfs_ops = {
     list_gpus,
     cpu_numa_node,
     pin_limits,
+    hw_counter,
 };
 
 hipObjOpError_t ho_topology_sysfs_init(struct ho_topology *t,

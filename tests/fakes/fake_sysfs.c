@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,14 +130,21 @@ int ho_fake_sysfs_remove(struct ho_fake_sysfs *fs, const char *rel)
   return join(abs, sizeof abs, fs, rel) ? -1 : remove_tree(abs);
 }
 
+/* Written beside and renamed over the old file, so that a reader sees
+ * the old content or the new, as sysfs gives (a counter the test moves
+ * while the code reads it). */
 int ho_fake_sysfs_write(struct ho_fake_sysfs *fs, const char *rel,
                         const void *data, size_t len)
 {
-  char abs[PATH_MAX];
+  char abs[PATH_MAX], tmp[PATH_MAX + 32];
+  struct stat st;
   if (join(abs, sizeof abs, fs, rel) || make_parent(abs) ||
-      remove_tree(abs))
+      (lstat(abs, &st) == 0 && !S_ISREG(st.st_mode) && remove_tree(abs)))
     return -1;
-  int fd = open(abs, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  static atomic_uint seq;
+  snprintf(tmp, sizeof tmp, "%s.new.%ld.%u", abs, (long)getpid(),
+           atomic_fetch_add(&seq, 1));
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return -1;
   const char *p = data;
@@ -147,12 +155,18 @@ int ho_fake_sysfs_write(struct ho_fake_sysfs *fs, const char *rel,
     if (w <= 0) {
       int err = errno;
       close(fd);
+      unlink(tmp);
       return fail(err);
     }
     p += w;
     len -= (size_t)w;
   }
-  return close(fd);
+  if (close(fd) != 0 || rename(tmp, abs) != 0) {
+    int err = errno;
+    unlink(tmp);
+    return fail(err);
+  }
+  return 0;
 }
 
 int ho_fake_sysfs_symlink(struct ho_fake_sysfs *fs, const char *rel,

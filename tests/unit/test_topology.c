@@ -444,6 +444,40 @@ static void test_port_state_garbage(void **state)
 
 /* ---- GID types ------------------------------------------------------------ */
 
+/* ---- hardware counters ---------------------------------------------------- */
+
+static void test_hw_counter(void **state)
+{
+  struct fixture *f = *state;
+  const struct ho_topology_ops *ops = f->topo.ops;
+  unsigned long long v = 7;
+  OK(ho_fake_sysfs_add_nic(&f->fs, "rxe0", NULL, 0));
+  assert_int_equal(ops->hw_counter(&f->topo, "rxe0", 1, "completer_retry_err", &v),
+                   hipObjNotSupported);
+  assert_int_equal(v, 7);
+  OK(ho_fake_sysfs_write_nic(&f->fs, "rxe0", "ports/1/hw_counters/completer_retry_err",
+                             "1234\n", 5));
+  assert_int_equal(ops->hw_counter(&f->topo, "rxe0", 1, "completer_retry_err", &v),
+                   hipObjSuccess);
+  assert_int_equal(v, 1234);
+  /* another port, garbage, an empty file: not a counter */
+  assert_int_equal(ops->hw_counter(&f->topo, "rxe0", 2, "completer_retry_err", &v),
+                   hipObjNotSupported);
+  OK(ho_fake_sysfs_write_nic(&f->fs, "rxe0", "ports/1/hw_counters/x", "12a\n", 4));
+  assert_int_equal(ops->hw_counter(&f->topo, "rxe0", 1, "x", &v), hipObjNotSupported);
+  OK(ho_fake_sysfs_write_nic(&f->fs, "rxe0", "ports/1/hw_counters/x", "", 0));
+  assert_int_equal(ops->hw_counter(&f->topo, "rxe0", 1, "x", &v), hipObjNotSupported);
+  assert_int_equal(v, 1234);
+  /* names that would leave the directory, ports out of range */
+  assert_int_equal(ops->hw_counter(&f->topo, "rxe0", 1, "../ports", &v), hipObjInvalidValue);
+  assert_int_equal(ops->hw_counter(&f->topo, "..", 1, "x", &v), hipObjInvalidValue);
+  assert_int_equal(ops->hw_counter(&f->topo, "rxe0", 0, "x", &v), hipObjInvalidValue);
+  assert_int_equal(ops->hw_counter(&f->topo, "rxe0", 1, "x", NULL), hipObjInvalidValue);
+  assert_int_equal(ho_topology_null_ops.hw_counter(&f->topo, "rxe0", 1,
+                                                   "completer_retry_err", &v),
+                   hipObjNotSupported);
+}
+
 static void test_gid_types(void **state)
 {
   struct fixture *f = *state;
@@ -537,6 +571,7 @@ int main(void)
       T(test_gid_type_infiniband),
       T(test_gid_type_garbage),
       T(test_gid_type_bad_arguments),
+      T(test_hw_counter),
 #undef T
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
