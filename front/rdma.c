@@ -118,7 +118,7 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       "\"evicted\":%llu,\"stale\":%llu,\"one_shot\":%llu},"
       "\"final_failed\":%llu,\"ready_reclaimed\":%llu,"
       "\"qp_transitions\":%llu,\"rdma_failed\":%llu,\"no_ready\":%llu,"
-      "\"data_first\":%llu}",
+      "\"data_first\":%llu,\"pace_shrinks\":%llu,\"pace_window\":%llu}",
       (unsigned long long)transfers, (unsigned long long)s.connMade,
       (unsigned long long)s.connReused, s.connLive, s.connIdle,
       (unsigned long long)s.retiredFailure, (unsigned long long)s.retiredIdle,
@@ -126,7 +126,8 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       (unsigned long long)s.retiredOneShot, (unsigned long long)s.finalFailed,
       (unsigned long long)s.readyReclaimed, (unsigned long long)s.qpTransitions,
       (unsigned long long)s.rdmaFailed, (unsigned long long)s.timedOut,
-      (unsigned long long)s.dataFirst);
+      (unsigned long long)s.dataFirst, (unsigned long long)s.paceShrinks,
+      (unsigned long long)s.paceWindow);
 }
 
 hipObjServerStatus_t hs_rdma_start(struct hs_rdma *r, const char *token,

@@ -210,6 +210,13 @@ typedef struct hipObjServerStats {
                                   retries absorb (docs/protocol.md, 7) */
   uint64_t dataFirst;          /* transfers run before the answer
                                   (HIPOBJ_SERVER_DATA_FIRST; in started) */
+  uint64_t paceShrinks;        /* software devices (Soft-RoCE): times the
+                                  device's retry counter moved and the
+                                  bytes a transfer keeps in flight were cut
+                                  to two MTUs (docs/architecture.md,
+                                  "Pacing") */
+  uint64_t paceWindow;         /* the smallest such window now, bytes; 0:
+                                  no NIC is paced */
 } hipObjServerStats_t;
 
 /* Log levels. Values are fixed. */

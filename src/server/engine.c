@@ -8,6 +8,7 @@
  * A connection's QP is connected once and retired (ERR, then destroyed
  * after a grace period), never reset for another client. */
 #include "engine.h"
+#include "pace.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -88,6 +89,7 @@ struct ho_engine {
   struct ho_device *dev;
   uint64_t grace_ns, finish_wait_ns; /* from the QP retry budget */
   size_t wr_piece;          /* bytes per WRITE or READ work request */
+  struct ho_pace pace;      /* bytes in flight per transfer */
   struct ho_conn_attr conn_attr; /* its QPs' */
   struct worker *workers;
   ho_mutex mu;
@@ -150,6 +152,12 @@ static size_t wr_piece_for(const struct ho_engine *e)
   return p < e->cfg.chunk_size ? p : e->cfg.chunk_size;
 }
 
+
+/* The path MTU in bytes (IBV_MTU_256 is 1); 4096 when unknown. */
+static size_t mtu_bytes(enum ibv_mtu m)
+{
+  return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? (size_t)128 << m : 4096;
+}
 
 static void set_defaults(struct ho_engine_config *c)
 {
@@ -405,6 +413,11 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
     e->grace_ns = ho_retire_grace_ns(t, (uint64_t)e->cfg.grace_ms * MS);
     e->wr_piece = wr_piece_for(e);
     e->conn_attr = conn_attr_for(e);
+    ho_pace_init(&e->pace, plat->topo, e->dev->name, e->dev->port,
+                 e->cfg.pacing > 0 ||
+                     (e->cfg.pacing == 0 && ho_device_is_soft(e->dev)),
+                 mtu_bytes(e->dev->active_mtu),
+                 e->cfg.chunk_size * e->cfg.depth);
     e->finish_wait_ns = 2 * ho_qp_retry_budget_ns(t);
     if (e->finish_wait_ns < (uint64_t)FINISH_WAIT_MS * MS)
       e->finish_wait_ns = (uint64_t)FINISH_WAIT_MS * MS;
@@ -501,6 +514,9 @@ void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out)
   ho_mutex_unlock(&e->mu);
   out->qp_transitions =
       atomic_load_explicit(&e->dev->qp_transitions, memory_order_relaxed);
+  out->paced = e->pace.on;
+  out->pace_shrinks = atomic_load(&e->pace.shrinks);
+  out->pace_window = atomic_load(&e->pace.window);
 }
 
 const char *ho_engine_device_name(const struct ho_engine *e)
@@ -757,29 +773,49 @@ static int post_final_early(struct worker *w, enum final_state *fs)
   return HO_FINAL_OK;
 }
 
-/* Move the payload with up to `depth` work requests in flight. Chunks
- * complete in order on an RC QP, so they are recycled round-robin. */
+/* The next post: a chunk while the pacing window holds one, else a
+ * piece of half the window (at least an MTU, pace.h), at most what is
+ * left. */
+static size_t next_post(const struct worker *w, size_t window, uint64_t left)
+{
+  size_t n = w->e->cfg.chunk_size;
+  if (window < n) {
+    n = window / 2 < w->e->pace.min / 2 ? w->e->pace.min / 2 : window / 2;
+    if (n > w->e->cfg.chunk_size)
+      n = w->e->cfg.chunk_size;
+  }
+  return left < n ? (size_t)left : n;
+}
+
+/* Move the payload with up to `depth` work requests in flight, and no
+ * more bytes in flight than the pacing window (the first post always
+ * goes). Chunks complete in order on an RC QP, so they are recycled
+ * round-robin. */
 static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
 {
   const size_t chunk = w->e->cfg.chunk_size;
   const unsigned depth = w->e->cfg.depth;
   const bool get = w->op == HIPOBJ_RDMA_OP_GET;
   struct chunk_state cs;
-  uint64_t next = 0;
+  uint64_t next = 0, out_bytes = 0;
   unsigned inflight = 0, head = 0, max_inflight = 0;
   *moved = 0;
   while (*moved < w->size) {
+    size_t window = ho_pace_window(&w->e->pace, ho_now_ns());
     while (inflight < depth && next < w->size) {
+      size_t n = next_post(w, window, w->size - next);
+      if (inflight > 0 && out_bytes + n > window)
+        break;
       if (cancelled(w))
         return HO_FINAL_STORE_ERROR; /* the chunks in flight die with the QP */
       unsigned idx = (head + inflight) % depth;
-      size_t n = w->size - next < chunk ? (size_t)(w->size - next) : chunk;
       hipObjOpError_t err = post_chunk(w, idx, next, n);
       if (err != hipObjSuccess)
         return err == hipObjInternalError ? HO_FINAL_STORE_ERROR : HO_FINAL_RDMA_ERROR;
       cs.off[idx] = next;
       cs.len[idx] = n;
       next += n;
+      out_bytes += n;
       if (++inflight > max_inflight)
         max_inflight = inflight;
       if (get && !w->data_first && next == w->size &&
@@ -796,6 +832,7 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
                             w->chunks + (size_t)idx * chunk, cs.len[idx]) != 0)
       return HO_FINAL_STORE_ERROR;
     *moved += cs.len[idx];
+    out_bytes -= cs.len[idx];
     head = (head + 1) % depth;
     inflight--;
   }

@@ -38,6 +38,10 @@ struct ho_engine_config {
   uint8_t reads_out;          /* a PUT's READs in flight per connection; 0:
                                  2 on a software device, else as many as
                                  the device allows */
+  int8_t pacing;              /* bytes in flight follow the device's retry
+                                 counter (pace.h): 0 on a software device,
+                                 1 on any device with the counter, -1
+                                 never */
   unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
   unsigned ready_grace_ms;    /* with every worker busy, a transfer still
                                  waiting for ready after this long is
@@ -113,6 +117,11 @@ struct ho_engine_stats {
                                 no spare announced) */
   uint64_t qp_transitions;
   unsigned conn_live, conn_idle;
+  /* Pacing (pace.h): looks at the device's retry counter that found new
+   * retries, and the window now (bytes in flight per transfer). */
+  uint64_t pace_shrinks;
+  uint64_t pace_window;
+  bool paced;
 };
 
 /* How a transfer ended, for ho_engine_xfer_opts.done. */

@@ -20,7 +20,8 @@ _Static_assert(offsetof(hipObjServerRequest_t, doneArg) == 88, "ABI");
 _Static_assert(offsetof(hipObjServerReply_t, bytesTransferred) == 104, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, rdmaFailed) == 192, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, dataFirst) == 200, "appended");
-_Static_assert(sizeof(hipObjServerStats_t) == 208, "ABI");
+_Static_assert(offsetof(hipObjServerStats_t, paceWindow) == 216, "appended");
+_Static_assert(sizeof(hipObjServerStats_t) == 224, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, readyReclaimed) == 184, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, qpTransitions) == 160, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, maxReadsInFlight) == 180, "ABI");
@@ -473,6 +474,9 @@ static void add_engine_stats(hipObjServerStats_t *o,
   o->connIdle += e->conn_idle;
   if (e->max_reads_in_flight > o->maxReadsInFlight)
     o->maxReadsInFlight = e->max_reads_in_flight;
+  o->paceShrinks += e->pace_shrinks;
+  if (e->paced && (o->paceWindow == 0 || e->pace_window < o->paceWindow))
+    o->paceWindow = e->pace_window;
 }
 
 hipObjServerStatus_t hipObjServerGetStats(hipObjServer_t *srv,

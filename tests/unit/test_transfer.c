@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <sys/mman.h>
 #include <time.h>
 
@@ -488,6 +491,101 @@ static void reads_in_flight_are_capped(void **state)
   sim_peer_destroy(&p);
 }
 
+/* rxe's retry counter for the server NIC, as the kernel shows it. */
+static void set_retries(struct fixture *f, unsigned long long n)
+{
+  char v[32];
+  int len = snprintf(v, sizeof v, "%llu\n", n);
+  assert_int_equal(ho_fake_sysfs_write_nic(&f->w.fs, WORLD_SERVER_NIC,
+                                           "ports/1/hw_counters/completer_retry_err",
+                                           v, (size_t)len),
+                   0);
+}
+
+struct bumper {
+  struct fixture *f;
+  atomic_bool stop;
+  pthread_t t;
+};
+
+/* A fabric that keeps making the server's QPs retry: the counter moves
+ * every millisecond. */
+static void *bump_retries(void *arg)
+{
+  struct bumper *b = arg;
+  for (unsigned long long n = 100; !atomic_load(&b->stop); n++) {
+    set_retries(b->f, n);
+    struct timespec ts = {0, 1000000};
+    nanosleep(&ts, NULL);
+  }
+  return NULL;
+}
+
+static void sleep_ms(long ms)
+{
+  struct timespec ts = {0, ms * 1000000};
+  nanosleep(&ts, NULL);
+}
+
+/* Pacing (src/server/pace.h): while the device's retry counter moves, a
+ * transfer keeps two MTUs in flight, one MTU per work request (the fake
+ * NIC's MTU is 1024), and moves the same bytes; once it stops moving the
+ * window grows back to the whole pipeline (4 chunks of 64 KiB). */
+static void retries_pace_the_server(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer p;
+  struct ho_engine_config cfg = {.chunk_size = 65536, .depth = 4, .pacing = 1};
+  const size_t size = 300000;
+  set_retries(f, 5);
+  assert_int_equal(sim_peer_create(&p, &f->w.plat, &cfg, size), 0);
+  fill(p.object, size, 21);
+  struct bumper b = {.f = f};
+  atomic_init(&b.stop, false);
+  assert_int_equal(pthread_create(&b.t, NULL, bump_retries, &b), 0);
+  sleep_ms(5);
+  struct sim_request r;
+  uint64_t w0 = server_wrs(0), r0 = server_wrs(1);
+  sim_request_init(&r, &p, HIPOBJ_RDMA_OP_GET, 0, size);
+  assert_int_equal(hipObjGet(NULL, f->buf, size, 0, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  assert_memory_equal(f->buf, p.object, size);
+  fill(f->buf, size, 22);
+  sim_request_init(&r, &p, HIPOBJ_RDMA_OP_PUT, 0, size);
+  assert_int_equal(hipObjPut(NULL, f->buf, size, 0, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  assert_memory_equal(p.object, f->buf, size);
+  atomic_store(&b.stop, true);
+  pthread_join(b.t, NULL);
+  assert_int_equal(server_wrs(0) - w0, (size + 1023) / 1024);
+  assert_int_equal(server_wrs(1) - r0, (size + 1023) / 1024);
+  struct fake_dev_stats st;
+  assert_int_equal(fake_device_stats(WORLD_SERVER_NIC, &st), 0);
+  assert_int_equal(st.max_reads_out, 2);
+  struct ho_engine_stats es;
+  ho_engine_get_stats(p.engine, &es);
+  assert_true(es.paced);
+  assert_true(es.pace_shrinks >= 1);
+  assert_int_equal(es.pace_window, 2048);
+  /* quiet: looks every 10 ms double the window back to 256 KiB */
+  for (int i = 0; i < 10; i++) {
+    sleep_ms(11);
+    sim_request_init(&r, &p, HIPOBJ_RDMA_OP_GET, 0, 4096);
+    assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                     hipObjSuccess);
+  }
+  ho_engine_get_stats(p.engine, &es);
+  assert_int_equal(es.pace_window, 4 * 65536);
+  r0 = server_wrs(1);
+  fill(f->buf, size, 23);
+  sim_request_init(&r, &p, HIPOBJ_RDMA_OP_PUT, 0, size);
+  assert_int_equal(hipObjPut(NULL, f->buf, size, 0, &sim_ops, &r).opError,
+                   hipObjSuccess);
+  assert_memory_equal(p.object, f->buf, size);
+  assert_int_equal(server_wrs(1) - r0, 5); /* whole chunks */
+  sim_peer_destroy(&p);
+}
+
 /* Retries stop at the deadline: a server that never sends final costs at
  * most the deadline (600 ms), whatever HIPOBJ_RETRIES allows. */
 static void retries_stop_at_the_deadline(void **state)
@@ -929,6 +1027,7 @@ int main(void)
       cmocka_unit_test_setup_teardown(retries_are_bounded, setup, teardown),
       cmocka_unit_test_setup_teardown(chunks_move_in_pieces, setup, teardown),
       cmocka_unit_test_setup_teardown(reads_in_flight_are_capped, setup, teardown),
+      cmocka_unit_test_setup_teardown(retries_pace_the_server, setup, teardown),
       cmocka_unit_test_setup_teardown(given_up_put_is_found_by_probe,
                                       setup_probe, teardown),
       cmocka_unit_test_setup_teardown(slow_server_answers_probes, setup_probe,

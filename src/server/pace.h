@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* Pacing on a software RDMA device: how many payload bytes one transfer
+ * may have in flight, from what the device says of the fabric.
+ *
+ * Soft-RoCE has no out-of-order placement: a packet out of sequence is
+ * answered with a NAK and go-back-N, and a READ response out of order
+ * restarts the READ. Under reordering (jitter) each restart brings a
+ * packet or two in order, so a transfer with many packets in flight
+ * crawls (a 1 MiB GET took 7.5 s under netem "loss 1% delay 2ms 1ms",
+ * 0.85 s with two 4 KiB work requests in flight; docs/performance.md,
+ * "Faults: root causes"). The window follows rxe's count of requester
+ * retries (hw counter completer_retry_err): any new retry since the last
+ * look shrinks it to two MTUs; a look that finds none doubles it, up to
+ * the whole pipeline. A clean fabric never shrinks it. A device without
+ * the counter (hardware NICs) is not paced. */
+#ifndef HO_PACE_H
+#define HO_PACE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/topology.h"
+
+/* How often the counter is read: at most once per interval per device. */
+#define HO_PACE_LOOK_NS (10ull * 1000 * 1000)
+#define HO_PACE_COUNTER "completer_retry_err"
+
+struct ho_pace {
+  const struct ho_topology *topo;
+  char nic[HO_NIC_NAME_MAX];
+  int port;
+  bool on;             /* paced: a software device with the counter */
+  size_t min, max;     /* bytes: two MTUs; the whole pipeline */
+  _Atomic uint64_t next_look_ns;
+  _Atomic unsigned long long retries; /* the counter at the last look */
+  _Atomic size_t window;
+  _Atomic uint64_t shrinks; /* looks that found new retries */
+};
+
+/* Pacing for the device's port when soft (a software device) and the
+ * counter can be read; otherwise the window is always max. */
+void ho_pace_init(struct ho_pace *p, const struct ho_topology *topo,
+                  const char *nic, int port, bool soft, size_t mtu,
+                  size_t max);
+
+/* The window now (bytes in flight per transfer); looks at the counter if
+ * the interval has passed (one caller looks; the others use the last
+ * window). */
+size_t ho_pace_window(struct ho_pace *p, uint64_t now_ns);
+
+#endif

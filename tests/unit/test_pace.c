@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* Pacing (src/server/pace.h): the window a software device's transfers
+ * keep in flight, driven by its retry counter, read through a topology
+ * whose counter the test moves. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pace.h"
+
+#define MS (1000ull * 1000)
+#define MAX (4u << 20)
+
+static unsigned long long counter;
+static bool counter_fails;
+static unsigned reads;
+static char asked[64];
+
+static hipObjOpError_t test_hw_counter(const struct ho_topology *t,
+                                       const char *nic, int port,
+                                       const char *name,
+                                       unsigned long long *out)
+{
+  (void)t;
+  reads++;
+  snprintf(asked, sizeof asked, "%s/%d/%s", nic, port, name);
+  if (counter_fails)
+    return hipObjNotSupported;
+  *out = counter;
+  return hipObjSuccess;
+}
+
+static struct ho_topology_ops ops;
+static struct ho_topology topo = {.ops = &ops};
+
+static int setup(void **state)
+{
+  (void)state;
+  ops = ho_topology_null_ops;
+  ops.hw_counter = test_hw_counter;
+  counter = 100;
+  counter_fails = false;
+  reads = 0;
+  return 0;
+}
+
+/* A hardware NIC, or a software device without the counter: never paced. */
+static void not_paced(void **state)
+{
+  (void)state;
+  struct ho_pace p;
+  ho_pace_init(&p, &topo, "mlx5_0", 1, false, 4096, MAX);
+  assert_false(p.on);
+  counter = 200;
+  assert_int_equal(ho_pace_window(&p, 50 * MS), MAX);
+  assert_int_equal(reads, 0);
+  counter_fails = true;
+  ho_pace_init(&p, &topo, "rxe0", 1, true, 4096, MAX);
+  assert_false(p.on);
+  assert_int_equal(ho_pace_window(&p, 50 * MS), MAX);
+  struct ho_topology null_topo = {.ops = &ho_topology_null_ops};
+  ho_pace_init(&p, &null_topo, "rxe0", 1, true, 4096, MAX);
+  assert_false(p.on);
+  ho_pace_init(&p, NULL, "rxe0", 1, true, 4096, MAX);
+  assert_false(p.on);
+}
+
+/* A clean fabric keeps the whole pipeline; new retries cut the window to
+ * two MTUs at the next look; looks that find none double it back. */
+static void retries_shrink_quiet_grows(void **state)
+{
+  (void)state;
+  struct ho_pace p;
+  ho_pace_init(&p, &topo, "rxe0", 1, true, 4096, MAX);
+  assert_true(p.on);
+  assert_string_equal(asked, "rxe0/1/" HO_PACE_COUNTER);
+  uint64_t t = 1000 * MS;
+  assert_int_equal(ho_pace_window(&p, t), MAX);
+  counter += 3;
+  /* within the interval nobody looks */
+  unsigned r = reads;
+  assert_int_equal(ho_pace_window(&p, t + 1 * MS), MAX);
+  assert_int_equal(reads, r);
+  t += HO_PACE_LOOK_NS;
+  assert_int_equal(ho_pace_window(&p, t), 8192);
+  assert_int_equal(atomic_load(&p.shrinks), 1);
+  /* still retrying: stays at the floor */
+  counter++;
+  t += HO_PACE_LOOK_NS;
+  assert_int_equal(ho_pace_window(&p, t), 8192);
+  assert_int_equal(atomic_load(&p.shrinks), 2);
+  /* quiet: doubles per look, up to the pipeline, never past it */
+  size_t want = 8192;
+  for (int i = 0; i < 12; i++) {
+    t += HO_PACE_LOOK_NS;
+    want = want * 2 > MAX ? MAX : want * 2;
+    assert_int_equal(ho_pace_window(&p, t), want);
+  }
+  assert_int_equal(want, MAX);
+  assert_int_equal(atomic_load(&p.shrinks), 2);
+}
+
+/* A counter that cannot be read keeps the window as it is. */
+static void unreadable_counter_keeps_window(void **state)
+{
+  (void)state;
+  struct ho_pace p;
+  ho_pace_init(&p, &topo, "rxe0", 1, true, 1024, MAX);
+  counter++;
+  assert_int_equal(ho_pace_window(&p, 1000 * MS), 2048);
+  counter_fails = true;
+  assert_int_equal(ho_pace_window(&p, 2000 * MS), 2048);
+  counter_fails = false;
+  assert_int_equal(ho_pace_window(&p, 3000 * MS), 4096);
+}
+
+/* A pipeline smaller than two MTUs: the floor is the pipeline. */
+static void tiny_pipeline(void **state)
+{
+  (void)state;
+  struct ho_pace p;
+  ho_pace_init(&p, &topo, "rxe0", 1, true, 4096, 4096);
+  counter++;
+  assert_int_equal(ho_pace_window(&p, 1000 * MS), 4096);
+}
+
+int main(void)
+{
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup(not_paced, setup),
+      cmocka_unit_test_setup(retries_shrink_quiet_grows, setup),
+      cmocka_unit_test_setup(unreadable_counter_keeps_window, setup),
+      cmocka_unit_test_setup(tiny_pipeline, setup),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
