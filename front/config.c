@@ -87,6 +87,10 @@ static const struct opt_row rows[] = {
     FLAG("rdma-answer-first", rdma_answer_first,
          "answer before the payload moves on kept\nconnections too (protocol "
          "version 2; default:\nthe payload first where the client asks)"),
+    FLAG("rdma-no-pacing", rdma_no_pacing,
+         "on a software device (Soft-RoCE), keep the\nwhole pipeline in flight "
+         "even while the\ndevice retries (default: two MTUs in flight\n"
+         "while its retry counter moves)"),
     UINT("rdma-timeout-ms", "MS", rdma_timeout_ms, 1, 3600000, 10000,
          "how long a client has to send \"ready\" and\nthe transfer to "
          "finish (default 10000)"),

@@ -28,6 +28,7 @@ struct hs_config {
   bool decline_rdma;
   bool no_rdma;
   bool rdma_answer_first; /* no data first (docs/protocol.md, section 5) */
+  bool rdma_no_pacing;    /* HIPOBJ_SERVER_NO_PACING */
   bool log_requests;
   bool random_etags;
   uint64_t max_object_size;

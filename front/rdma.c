@@ -34,6 +34,8 @@ static hipObjServerConfig_t lib_config(const struct hs_config *cfg,
   c.depth = cfg->rdma_depth;
   c.chunkSize = cfg->rdma_chunk_size;
   c.faultSkipFinal = cfg->fault_skip_final;
+  if (cfg->rdma_no_pacing)
+    c.flags |= HIPOBJ_SERVER_NO_PACING;
   if (!cfg->rdma_answer_first)
     c.flags |= HIPOBJ_SERVER_DATA_FIRST;
   return c;

@@ -37,6 +37,7 @@ static const struct option options[] = {
     {"rdma-qps", required_argument, NULL, OPT_SHARED},
     {"rdma-chunk-size", required_argument, NULL, OPT_SHARED},
     {"rdma-depth", required_argument, NULL, OPT_SHARED},
+    {"rdma-no-pacing", no_argument, NULL, OPT_SHARED},
     {"rdma-max-connections", required_argument, NULL, OPT_SHARED},
     {"rdma-idle-timeout-ms", required_argument, NULL, OPT_SHARED},
     {"max-header-size", required_argument, NULL, OPT_SHARED},
@@ -92,6 +93,7 @@ void gw_config_usage(FILE *f)
       "As hipobj-test-server (see its --help): --listen ADDR:PORT (default\n"
       "127.0.0.1:9000), --nic NAME, --no-rdma, --rdma-timeout-ms MS,\n"
       "--rdma-qps N, --rdma-chunk-size SIZE, --rdma-depth N,\n"
+      "--rdma-no-pacing, "
       "--rdma-max-connections N, --rdma-idle-timeout-ms MS,\n"
       "--max-header-size SIZE, --max-connections N,\n"
       "--max-connections-per-ip N, --idle-timeout SEC, --header-timeout\n"

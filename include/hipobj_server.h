@@ -93,6 +93,11 @@ typedef struct hipObjServerTransfer hipObjServerTransfer_t;
                                               kept connection: protocol
                                               version 3): hipObjServerStart
                                               then returns once it moved */
+#define HIPOBJ_SERVER_NO_PACING 0x4u       /* keep the whole pipeline in
+                                              flight on a software device
+                                              whatever its retry counter
+                                              says (default: paced; docs/
+                                              architecture.md, "Pacing") */
 
 /* Size-first: set `size` to sizeof(hipObjServerConfig_t); zero means the
  * default for every other field. Fields are only appended. */

@@ -89,6 +89,9 @@ struct ho_engine {
   struct ho_device *dev;
   uint64_t grace_ns, finish_wait_ns; /* from the QP retry budget */
   size_t wr_piece;          /* bytes per WRITE or READ work request */
+  size_t wr_piece_clean;    /* the same while pacing is not cutting the
+                               window: the whole chunk on a paced device
+                               unless wr_size says otherwise */
   struct ho_pace pace;      /* bytes in flight per transfer */
   struct ho_conn_attr conn_attr; /* its QPs' */
   struct worker *workers;
@@ -141,7 +144,9 @@ static struct ho_conn_attr conn_attr_for(const struct ho_engine *e)
  * every 64; a READ response in order), while each go-back-N pass of a
  * reordered burst makes a packet or two of it: a 64-packet WRITE runs out
  * of its 6 retries before any acknowledgement, and a long READ's
- * restarts meet the same (docs/performance.md, "Faults: root causes"). */
+ * restarts meet the same (docs/performance.md, "Faults: root causes").
+ * With pacing on (pace.h), only while the window is cut: a clean fabric
+ * moves whole chunks. */
 #define SOFT_WR_PIECE (16u << 10)
 
 static size_t wr_piece_for(const struct ho_engine *e)
@@ -418,6 +423,8 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
                      (e->cfg.pacing == 0 && ho_device_is_soft(e->dev)),
                  mtu_bytes(e->dev->active_mtu),
                  e->cfg.chunk_size * e->cfg.depth);
+    e->wr_piece_clean =
+        e->pace.on && !e->cfg.wr_size ? e->cfg.chunk_size : e->wr_piece;
     e->finish_wait_ns = 2 * ho_qp_retry_budget_ns(t);
     if (e->finish_wait_ns < (uint64_t)FINISH_WAIT_MS * MS)
       e->finish_wait_ns = (uint64_t)FINISH_WAIT_MS * MS;
@@ -615,10 +622,10 @@ static hipObjOpError_t wait_completion(struct worker *w, struct ibv_wc *wc)
  * and RC completes them in order). Returns how many. */
 static unsigned chunk_wrs(const struct worker *w, unsigned idx, uint64_t off,
                           uint8_t *buf, size_t n, uint32_t lkey,
-                          struct ibv_sge *sge, struct ibv_send_wr *wr)
+                          size_t piece, struct ibv_sge *sge,
+                          struct ibv_send_wr *wr)
 {
   const bool get = w->op == HIPOBJ_RDMA_OP_GET;
-  size_t piece = w->e->wr_piece;
   if (piece < (n + HO_ENGINE_PIECES - 1) / HO_ENGINE_PIECES)
     piece = (n + HO_ENGINE_PIECES - 1) / HO_ENGINE_PIECES;
   unsigned k = 0;
@@ -641,7 +648,7 @@ static unsigned chunk_wrs(const struct worker *w, unsigned idx, uint64_t off,
 }
 
 static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
-                                  size_t n)
+                                  size_t n, size_t piece)
 {
   bool direct = w->xo.base != NULL;
   uint8_t *buf = direct ? w->xo.base + off
@@ -653,7 +660,7 @@ static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
       w->io.read(w->io.ctx, off, buf, n) != 0)
     return hipObjInternalError;
   chunk_wrs(w, idx, off, buf, n, direct ? w->xo.lkey : w->chunks_mr->lkey,
-            sge, wr);
+            piece, sge, wr);
   return w->e->dev->v->post_send(w->sc->conn->qp, wr, &bad) == 0
              ? hipObjSuccess
              : hipObjRdmaError;
@@ -802,6 +809,8 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
   *moved = 0;
   while (*moved < w->size) {
     size_t window = ho_pace_window(&w->e->pace, ho_now_ns());
+    size_t piece = ho_pace_troubled(&w->e->pace, window) ? w->e->wr_piece
+                                                           : w->e->wr_piece_clean;
     while (inflight < depth && next < w->size) {
       size_t n = next_post(w, window, w->size - next);
       if (inflight > 0 && out_bytes + n > window)
@@ -809,13 +818,14 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
       if (cancelled(w))
         return HO_FINAL_STORE_ERROR; /* the chunks in flight die with the QP */
       unsigned idx = (head + inflight) % depth;
-      hipObjOpError_t err = post_chunk(w, idx, next, n);
+      hipObjOpError_t err = post_chunk(w, idx, next, n, piece);
       if (err != hipObjSuccess)
         return err == hipObjInternalError ? HO_FINAL_STORE_ERROR : HO_FINAL_RDMA_ERROR;
       cs.off[idx] = next;
       cs.len[idx] = n;
       next += n;
       out_bytes += n;
+      ho_pace_posted(&w->e->pace, n);
       if (++inflight > max_inflight)
         max_inflight = inflight;
       if (get && !w->data_first && next == w->size &&

@@ -30,12 +30,24 @@ static void look(struct ho_pace *p)
                                &v) != hipObjSuccess)
     return; /* keep the window: the next look may read it */
   size_t w = atomic_load(&p->window);
+  uint64_t posted = atomic_exchange(&p->posted, 0);
   if (v != atomic_exchange(&p->retries, v)) {
     atomic_store(&p->window, p->min);
     atomic_fetch_add(&p->shrinks, 1);
-  } else if (w < p->max) {
+  } else if (w < p->max && posted >= w) {
     atomic_store(&p->window, w > p->max / 2 ? p->max : 2 * w);
   }
+}
+
+void ho_pace_posted(struct ho_pace *p, size_t n)
+{
+  if (p->on)
+    atomic_fetch_add_explicit(&p->posted, n, memory_order_relaxed);
+}
+
+bool ho_pace_troubled(const struct ho_pace *p, size_t window)
+{
+  return p->on && window < p->max;
 }
 
 size_t ho_pace_window(struct ho_pace *p, uint64_t now_ns)

@@ -10,9 +10,11 @@
  * 0.85 s with two 4 KiB work requests in flight; docs/performance.md,
  * "Faults: root causes"). The window follows rxe's count of requester
  * retries (hw counter completer_retry_err): any new retry since the last
- * look shrinks it to two MTUs; a look that finds none doubles it, up to
- * the whole pipeline. A clean fabric never shrinks it. A device without
- * the counter (hardware NICs) is not paced. */
+ * look shrinks it to two MTUs; a look that finds none, after at least a
+ * window of bytes was posted since the one before, doubles it, up to the
+ * whole pipeline (an idle device does not grow it back). A clean fabric
+ * never shrinks it. A device without the counter (hardware NICs) is not
+ * paced. */
 #ifndef HO_PACE_H
 #define HO_PACE_H
 
@@ -37,6 +39,7 @@ struct ho_pace {
   _Atomic unsigned long long retries; /* the counter at the last look */
   _Atomic size_t window;
   _Atomic uint64_t shrinks; /* looks that found new retries */
+  _Atomic uint64_t posted;  /* bytes posted since the last look */
 };
 
 /* Pacing for the device's port when soft (a software device) and the
@@ -49,5 +52,11 @@ void ho_pace_init(struct ho_pace *p, const struct ho_topology *topo,
  * the interval has passed (one caller looks; the others use the last
  * window). */
 size_t ho_pace_window(struct ho_pace *p, uint64_t now_ns);
+
+/* n payload bytes were posted under the window. */
+void ho_pace_posted(struct ho_pace *p, size_t n);
+
+/* The window is below the whole pipeline: the device has been retrying. */
+bool ho_pace_troubled(const struct ho_pace *p, size_t window);
 
 #endif

@@ -88,7 +88,8 @@ static bool limits_ok(const hipObjServerConfig_t *c)
 {
   if (c->nicCount > 0 && !c->nics)
     return false;
-  if (c->flags & ~(HIPOBJ_SERVER_ALL_ACTIVE_NICS | HIPOBJ_SERVER_DATA_FIRST) ||
+  if (c->flags & ~(HIPOBJ_SERVER_ALL_ACTIVE_NICS | HIPOBJ_SERVER_DATA_FIRST |
+                   HIPOBJ_SERVER_NO_PACING) ||
       c->reserved)
     return false;
   if (c->maxTransfers > 4096 || c->maxConnections > 65536 || c->depth > 32)
@@ -119,7 +120,10 @@ static struct ho_engine_config engine_config(const hipObjServerConfig_t *c,
                                    .rdma_timeout_ms = c->rdmaTimeoutMs,
                                    .fault_skip_final = c->faultSkipFinal,
                                    .data_first = (c->flags &
-                                                  HIPOBJ_SERVER_DATA_FIRST) != 0};
+                                                  HIPOBJ_SERVER_DATA_FIRST) != 0,
+                                   .pacing = (c->flags & HIPOBJ_SERVER_NO_PACING)
+                                                 ? -1
+                                                 : 0};
 }
 
 static hipObjServerStatus_t add_engine(hipObjServer_t *s,

@@ -56,6 +56,7 @@ static void not_paced(void **state)
   struct ho_pace p;
   ho_pace_init(&p, &topo, "mlx5_0", 1, false, 4096, MAX);
   assert_false(p.on);
+  assert_false(ho_pace_troubled(&p, 4096));
   counter = 200;
   assert_int_equal(ho_pace_window(&p, 50 * MS), MAX);
   assert_int_equal(reads, 0);
@@ -94,14 +95,27 @@ static void retries_shrink_quiet_grows(void **state)
   t += HO_PACE_LOOK_NS;
   assert_int_equal(ho_pace_window(&p, t), 8192);
   assert_int_equal(atomic_load(&p.shrinks), 2);
-  /* quiet: doubles per look, up to the pipeline, never past it */
+  /* quiet but idle: an idle device does not grow the window back */
+  for (int i = 0; i < 5; i++) {
+    t += HO_PACE_LOOK_NS;
+    assert_int_equal(ho_pace_window(&p, t), 8192);
+  }
+  /* quiet, less than a window posted: no growth either */
+  ho_pace_posted(&p, 8191);
+  t += HO_PACE_LOOK_NS;
+  assert_int_equal(ho_pace_window(&p, t), 8192);
+  assert_true(ho_pace_troubled(&p, 8192));
+  /* quiet with a window of traffic per look: doubles per look, up to the
+   * pipeline, never past it */
   size_t want = 8192;
   for (int i = 0; i < 12; i++) {
+    ho_pace_posted(&p, want);
     t += HO_PACE_LOOK_NS;
     want = want * 2 > MAX ? MAX : want * 2;
     assert_int_equal(ho_pace_window(&p, t), want);
   }
   assert_int_equal(want, MAX);
+  assert_false(ho_pace_troubled(&p, want));
   assert_int_equal(atomic_load(&p.shrinks), 2);
 }
 
@@ -116,6 +130,7 @@ static void unreadable_counter_keeps_window(void **state)
   counter_fails = true;
   assert_int_equal(ho_pace_window(&p, 2000 * MS), 2048);
   counter_fails = false;
+  ho_pace_posted(&p, 2048);
   assert_int_equal(ho_pace_window(&p, 3000 * MS), 4096);
 }
 

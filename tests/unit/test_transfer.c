@@ -567,11 +567,12 @@ static void retries_pace_the_server(void **state)
   assert_true(es.paced);
   assert_true(es.pace_shrinks >= 1);
   assert_int_equal(es.pace_window, 2048);
-  /* quiet: looks every 10 ms double the window back to 256 KiB */
+  /* quiet: looks every 10 ms, each after a window of traffic, double the
+   * window back to 256 KiB */
   for (int i = 0; i < 10; i++) {
     sleep_ms(11);
-    sim_request_init(&r, &p, HIPOBJ_RDMA_OP_GET, 0, 4096);
-    assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+    sim_request_init(&r, &p, HIPOBJ_RDMA_OP_GET, 0, size);
+    assert_int_equal(hipObjGet(NULL, f->buf, size, 0, &sim_ops, &r).opError,
                      hipObjSuccess);
   }
   ho_engine_get_stats(p.engine, &es);
