@@ -10,10 +10,11 @@
 # jitter reorders), duplicate 5%. Under reordering and heavy loss
 # Soft-RoCE, which has no out-of-order placement, answers each packet out
 # of sequence with a NAK and go-back-N, which spends the sender's retry
-# count; the server engine's settings on a software device (16 KiB work
-# requests, 2 READs in flight; docs/performance.md, "Faults: root
-# causes") keep its QPs within it, and where rxe still runs out (its
-# counter is printed) the library's retry absorbs it. On kept
+# count; the server engine on a software device paces (two MTUs in
+# flight while rxe's retry counter moves; 16 KiB work requests and 2
+# READs in flight; docs/architecture.md, "Pacing") to keep its QPs within
+# it, and where rxe still runs out (its counter is printed) the library's
+# retry absorbs it. On kept
 # connections the server moves the payload before it answers (data
 # first, docs/protocol.md section 5), so a transfer whose RDMA the server
 # gave up is answered rdma-failed at once, and an attempt that failed
@@ -54,6 +55,9 @@ export RXE_DEV=$FAULT_CLIENT_DEV
 seed=100
 data_first() { # the server's transfers run before their answer, so far
   curl -s "$ENDPOINT/_hipobj/stats" | sed -n 's/.*"data_first":\([0-9]*\).*/\1/p'
+}
+pace_shrinks() { # the server's pacing cuts so far (docs/architecture.md)
+  curl -s "$ENDPOINT/_hipobj/stats" | sed -n 's/.*"pace_shrinks":\([0-9]*\).*/\1/p'
 }
 profile() {
   local name=$1 per=$2 win=${3:-} more=${4:-} i pids="" t0
@@ -181,8 +185,9 @@ no_failure duplicate
 # profile proven applied (drops; REORDERS 1: out-of-sequence requests).
 # Prints rxe's retries and retries exhausted, which the library absorbed.
 hard_profile() {
-  local name=$1 per=$2 reorders=$3 rex0 ooo0 ret0 rex ooo
+  local name=$1 per=$2 reorders=$3 rex0 ooo0 ret0 rex ooo ps0
   shift 3
+  ps0=$(pace_shrinks)
   rex0=$(fault_rxe_counter retry_exceeded_err)
   ooo0=$(fault_rxe_counter out_of_seq_request)
   ret0=$(fault_rxe_counter completer_retry_err)
@@ -190,7 +195,7 @@ hard_profile() {
   profile "$name" "$per"
   rex=$(( $(fault_rxe_counter retry_exceeded_err) - rex0 ))
   ooo=$(( $(fault_rxe_counter out_of_seq_request) - ooo0 ))
-  echo "netem dropped $(drops) RoCE packets; out-of-sequence requests at the rxe responders: $ooo; rxe retries $(( $(fault_rxe_counter completer_retry_err) - ret0 )), retries exhausted $rex (absorbed by the library's retries)"
+  echo "netem dropped $(drops) RoCE packets; out-of-sequence requests at the rxe responders: $ooo; rxe retries $(( $(fault_rxe_counter completer_retry_err) - ret0 )), retries exhausted $rex (absorbed by the library's retries); server pacing cuts $(( $(pace_shrinks) - ps0 ))"
   [ "$(drops)" -gt 0 ] || [ "$reorders" = 1 ] || fail "$name: netem dropped nothing"
   [ "$ooo" -gt 0 ] || [ "$reorders" = 0 ] || fail "$name: nothing arrived out of sequence"
   no_failure "$name"
