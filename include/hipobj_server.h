@@ -85,6 +85,11 @@ typedef struct hipObjServer hipObjServer_t;
 typedef struct hipObjServerMem hipObjServerMem_t;
 typedef struct hipObjServerTransfer hipObjServerTransfer_t;
 
+/* hipObjServerConfig_t: at most this many NICs, each name shorter than
+ * HIPOBJ_SERVER_NIC_NAME_MAX bytes (with its NUL, as libibverbs'). */
+#define HIPOBJ_SERVER_MAX_NICS 64
+#define HIPOBJ_SERVER_NIC_NAME_MAX 64
+
 /* hipObjServerConfig_t.flags */
 #define HIPOBJ_SERVER_ALL_ACTIVE_NICS 0x1u /* with nicCount 0: every NIC
                                               with an active port */
@@ -104,9 +109,11 @@ typedef struct hipObjServerTransfer hipObjServerTransfer_t;
 typedef struct hipObjServerConfig {
   uint32_t size;
   uint32_t flags;           /* HIPOBJ_SERVER_* */
-  const char *const *nics;  /* nicCount device names ("mlx5_0") */
+  const char *const *nics;  /* nicCount device names ("mlx5_0"), each
+                               once: a rail each */
   uint32_t nicCount;        /* 0: the first NIC with an active port, or
-                               all of them with ALL_ACTIVE_NICS */
+                               all of them with ALL_ACTIVE_NICS; at most
+                               HIPOBJ_SERVER_MAX_NICS */
   uint32_t maxTransfers;    /* concurrent transfers per NIC (16); more
                                get Busy */
   uint32_t maxConnections;  /* client connections kept per NIC (1024) */
@@ -265,9 +272,14 @@ hipObjServerStatusString(hipObjServerStatus_t status);
 /*
  * hipObjServerOpen: open the NICs cfg names (cfg NULL: every default),
  * with their threads (a transfer slot registers its chunk buffers at its
- * first transfer), and return the server in *out.
+ * first transfer), and return the server in *out. With several NICs (the
+ * server's rails), a client asking for a new connection is served by a
+ * NIC whose GID is on the client's subnet (IPv4: the same /24; IPv6: the
+ * same /64), the least busy of those, then the next in turn; a kept
+ * connection stays on the NIC that holds it.
  * Errors: InvalidValue (out NULL, size too small, a limit out of range,
- *   nics NULL with nicCount > 0), NotSupported (bytes past this library's
+ *   nics NULL with nicCount > 0, more than HIPOBJ_SERVER_MAX_NICS, a name
+ *   empty, too long or given twice), NotSupported (bytes past this library's
  *   struct not zero), NoDevice (libibverbs missing, no such NIC, no active
  *   port), RdmaError, NoMemory.
  * Thread safety: MT-Safe (each call opens its own server).

@@ -531,6 +531,11 @@ const char *ho_engine_device_name(const struct ho_engine *e)
   return e->dev->name;
 }
 
+void ho_engine_gid(const struct ho_engine *e, uint8_t out[16])
+{
+  memcpy(out, e->dev->gid.raw, 16);
+}
+
 hipObjOpError_t ho_engine_reg(struct ho_engine *e, void *addr, size_t len,
                               void **mr, uint32_t *lkey)
 {

@@ -198,5 +198,7 @@ unsigned ho_engine_running(struct ho_engine *e);
 
 void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out);
 const char *ho_engine_device_name(const struct ho_engine *e);
+/* The GID its QPs use (chosen at open, never changed), network order. */
+void ho_engine_gid(const struct ho_engine *e, uint8_t out[16]);
 
 #endif

@@ -9,6 +9,7 @@
 #include "common/clock.h"
 #include "platform/topology.h"
 #include "server_internal.h"
+#include "server_pick.h"
 
 _Static_assert(sizeof(hipObjServerConfig_t) == HO_SERVER_CONFIG_V0,
                "hipObjServerConfig_t: fields are only appended");
@@ -26,6 +27,9 @@ _Static_assert(offsetof(hipObjServerStats_t, readyReclaimed) == 184, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, qpTransitions) == 160, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, maxReadsInFlight) == 180, "ABI");
 _Static_assert(HO_ENGINE_REPLY_MAX <= HIPOBJ_SERVER_REPLY_MAX, "the reply fits");
+_Static_assert(HIPOBJ_SERVER_MAX_NICS == HO_MAX_NICS &&
+                   HIPOBJ_SERVER_NIC_NAME_MAX == HO_NIC_NAME_MAX,
+               "the header's limits are the library's");
 _Static_assert(hipObjServerOpGet == HIPOBJ_RDMA_OP_GET &&
                    hipObjServerOpPut == HIPOBJ_RDMA_OP_PUT,
                "the operations are the client's");
@@ -86,7 +90,7 @@ static hipObjServerStatus_t from_op_error(hipObjOpError_t e)
 
 static bool limits_ok(const hipObjServerConfig_t *c)
 {
-  if (c->nicCount > 0 && !c->nics)
+  if (c->nicCount > HIPOBJ_SERVER_MAX_NICS || (c->nicCount > 0 && !c->nics))
     return false;
   if (c->flags & ~(HIPOBJ_SERVER_ALL_ACTIVE_NICS | HIPOBJ_SERVER_DATA_FIRST |
                    HIPOBJ_SERVER_NO_PACING) ||
@@ -139,6 +143,7 @@ static hipObjServerStatus_t add_engine(hipObjServer_t *s,
   s->engines[s->nengines] = e;
   memset(s->names[s->nengines], 0, HO_NIC_NAME_MAX);
   strncpy(s->names[s->nengines], ho_engine_device_name(e), HO_NIC_NAME_MAX - 1);
+  ho_engine_gid(e, s->gids[s->nengines]);
   s->nengines++;
   return hipObjServerSuccess;
 }
@@ -157,7 +162,8 @@ static hipObjServerStatus_t open_engines(hipObjServer_t *s,
   size_t max = c->nicCount ? c->nicCount : all ? n : 1;
   s->engines = calloc(max ? max : 1, sizeof *s->engines);
   s->names = calloc(max ? max : 1, sizeof *s->names);
-  if (!s->engines || !s->names)
+  s->gids = calloc(max ? max : 1, sizeof *s->gids);
+  if (!s->engines || !s->names || !s->gids)
     return hipObjServerNoMemory;
   hipObjServerStatus_t st = hipObjServerSuccess;
   if (c->nicCount)
@@ -273,6 +279,7 @@ void hipObjServerClose(hipObjServer_t *srv)
   ho_mutex_destroy(&srv->mu);
   free(srv->engines);
   free(srv->names);
+  free(srv->gids);
   free(srv);
 }
 
@@ -340,8 +347,10 @@ static void answer(hipObjServerReply_t *rep, hipObjServerStatus_t st)
   }
 }
 
-/* The engine that keeps the connection the token proposes, else the next
- * in turn: a client's kept connection lives on one NIC only. */
+/* The engine that keeps the connection the token proposes (a client's
+ * kept connection lives on one NIC only), else, for a new connection, the
+ * one ho_server_pick() chooses: on the client's subnet, the least busy,
+ * the next in turn. */
 static uint32_t first_engine(hipObjServer_t *s, const hipObjServerRequest_t *r)
 {
   if (s->nengines == 1)
@@ -349,7 +358,18 @@ static uint32_t first_engine(hipObjServer_t *s, const hipObjServerRequest_t *r)
   for (uint32_t i = 0; i < s->nengines; i++)
     if (ho_engine_holds(s->engines[i], r->token, (size_t)r->tokenLength))
       return i;
-  return atomic_fetch_add(&s->next, 1) % s->nengines;
+  struct ho_token t;
+  uint8_t client[16] = {0}; /* a malformed token: no subnet matches */
+  if (r->tokenLength == HO_TOKEN_HEX &&
+      ho_token_decode(r->token, HO_TOKEN_HEX, &t))
+    memcpy(client, t.gid, sizeof client);
+  struct ho_pick_engine v[HIPOBJ_SERVER_MAX_NICS];
+  for (uint32_t i = 0; i < s->nengines; i++) {
+    memcpy(v[i].gid, s->gids[i], sizeof v[i].gid);
+    v[i].running = ho_engine_running(s->engines[i]);
+  }
+  return ho_server_pick(v, s->nengines, client,
+                        atomic_fetch_add(&s->next, 1));
 }
 
 /* Try the engines from the chosen one on: Busy or Declined from one may

@@ -36,6 +36,7 @@ typedef void (*ho_server_hook_fn)(void *arg, enum ho_server_point point,
 struct hipObjServer {
   struct ho_engine **engines;  /* [0, nengines) */
   char (*names)[HO_NIC_NAME_MAX];
+  uint8_t (*gids)[16];         /* each engine's port GID (ho_engine_gid) */
   uint32_t nengines;
   atomic_uint next;            /* round robin over the engines */
   atomic_uint_fast64_t bad_tokens, declined, busy, cancelled;

@@ -15,7 +15,8 @@
  * a running transfer and its callback; the limits
  * (transfers, idle connections); the statistics and their size-first
  * copy; several NICs, with a client's next transfer routed to the NIC
- * that keeps its connection. */
+ * that keeps its connection, and a new one to the NIC on the client's
+ * subnet. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -951,6 +952,89 @@ static void several_nics(void **state)
   f->srv = mine;
 }
 
+/* Two rails on two subnets (issue #22, 4): the server's NICs are
+ * fake_srv0 (10.0.0.2) and fake_srv1 (10.0.1.2), the client's fake_cli0
+ * (10.0.0.1) and fake_cli1 (10.0.1.1). Each new connection, whichever
+ * NIC's turn it is, goes to the server NIC on the client's subnet: the
+ * bytes of every GET are on that NIC's counters and none on the other's. */
+static void rails_by_subnet(void **state)
+{
+  struct fixture *f = *state;
+  struct fake_device_cfg dc;
+  fake_device_cfg_default(&dc);
+  dc.ipv4 = 0x0a000102u; /* 10.0.1.2 */
+  assert_int_equal(world_add_nic_cfg(&f->w, "fake_srv1", "0000:c2:00.0", &dc),
+                   0);
+  dc.ipv4 = 0x0a000101u; /* 10.0.1.1 */
+  assert_int_equal(world_add_nic_cfg(&f->w, "fake_cli1", "0000:42:00.0", &dc),
+                   0);
+  static const char *const two[] = {WORLD_SERVER_NIC, "fake_srv1"};
+  hipObjServerConfig_t c = config();
+  c.nics = two;
+  c.nicCount = 2;
+  hipObjServer_t *mine = f->srv;
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &f->srv),
+                   hipObjServerSuccess);
+  /* each client NIC twice over, a new connection each: the round robin
+   * alone would send one of the first two to the other subnet */
+  static const char *const client[] = {"fake_cli1", "fake_cli1",
+                                       WORLD_CLIENT_NIC, "fake_cli1",
+                                       WORLD_CLIENT_NIC, WORLD_CLIENT_NIC};
+  for (unsigned i = 0; i < 6; i++) {
+    bool rail1 = strcmp(client[i], "fake_cli1") == 0;
+    hipObjBufDeregister(f->buf);
+    hipObjShutdown();
+    assert_int_equal(world_init(&f->w, client[i]), hipObjSuccess);
+    assert_int_equal(hipObjBufRegisterHost(f->buf, BUF_SIZE).opError,
+                     hipObjSuccess);
+    struct fake_dev_stats b0, b1, a0, a1;
+    fake_device_stats(WORLD_SERVER_NIC, &b0);
+    fake_device_stats("fake_srv1", &b1);
+    uint64_t len = 70000 + 1111 * i; /* two chunks and some */
+    for (int k = 0; k < 2; k++) { /* a new connection, then the kept one */
+      struct req q;
+      req_init(&q, f, hipObjServerOpGet, len);
+      memset(f->buf, 0, len);
+      assert_int_equal(hipObjGet(NULL, f->buf, len, 0, &ops, &q).opError,
+                       hipObjSuccess);
+      assert_memory_equal(f->buf, f->object, len);
+      req_end(&q);
+    }
+    fake_device_stats(WORLD_SERVER_NIC, &a0);
+    fake_device_stats("fake_srv1", &a1);
+    assert_int_equal(a1.bytes_written - b1.bytes_written, rail1 ? 2 * len : 0);
+    assert_int_equal(a0.bytes_written - b0.bytes_written, rail1 ? 0 : 2 * len);
+  }
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.completed, 12);
+  assert_int_equal(s.connMade, 6);
+  assert_int_equal(s.connReused, 6);
+  hipObjServerClose(f->srv);
+  f->srv = mine;
+}
+
+/* The NIC list's limits: a name once, HIPOBJ_SERVER_MAX_NICS at most. */
+static void nic_list_limits(void **state)
+{
+  struct fixture *f = *state;
+  static const char *names[HIPOBJ_SERVER_MAX_NICS + 1];
+  for (unsigned i = 0; i <= HIPOBJ_SERVER_MAX_NICS; i++)
+    names[i] = WORLD_SERVER_NIC;
+  hipObjServerConfig_t c = config();
+  c.nics = names;
+  c.nicCount = HIPOBJ_SERVER_MAX_NICS + 1;
+  hipObjServer_t *s = NULL;
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &s),
+                   hipObjServerInvalidValue);
+  c.nicCount = 2; /* the same name twice */
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &s),
+                   hipObjServerInvalidValue);
+  names[1] = "";
+  assert_int_equal(ho_server_open_on(&f->w.plat, &c, &s),
+                   hipObjServerInvalidValue);
+  assert_null(s);
+}
+
 
 /* ---- the library against its callers' races (issue #20, SAPI-1..4) ----------- */
 
@@ -1198,6 +1282,8 @@ int main(void)
                                       teardown),
       cmocka_unit_test_setup_teardown(stats_size_first, setup, teardown),
       cmocka_unit_test_setup_teardown(several_nics, setup, teardown),
+      cmocka_unit_test_setup_teardown(rails_by_subnet, setup, teardown),
+      cmocka_unit_test_setup_teardown(nic_list_limits, setup, teardown),
       cmocka_unit_test_setup_teardown(partly_failed_deregister, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(foreign_memory_refused, setup,
