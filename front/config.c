@@ -16,6 +16,7 @@
 enum opt_kind {
   K_SECTION, /* a heading of the usage, no option */
   K_STR,     /* const char *, not empty */
+  K_NICS,    /* const char *, a list of NIC names (hs_nic_list) */
   K_FLAG,    /* bool, set */
   K_UINT,    /* unsigned, in [min, max] */
   K_SIZE,    /* uint64_t, a size (K, M, G, T) in [min, max] */
@@ -78,9 +79,11 @@ static const struct opt_row rows[] = {
          "reject signed requests dated further than SEC\nfrom now (default "
          "900; 0: do not check)"),
     SECTION("RDMA:"),
-    STR("nic", "NAME", nic, NULL,
-        "RDMA device to use (default: as the library\nchooses); without a "
-        "device, plain HTTP only"),
+    {"nic", "NAME[,NAME]...",
+     "RDMA devices to use, a rail each (default:\nas the library chooses); "
+     "a new client\nconnection goes to a device on the client's\nsubnet; "
+     "without a device, plain HTTP only",
+     K_NICS, F(nic), 0, 0, 0, NULL},
     FLAG("decline-rdma", decline_rdma,
          "answer every RDMA request 501 (for fallback\ntests)"),
     FLAG("no-rdma", no_rdma, "do not open an RDMA device at all"),
@@ -243,6 +246,65 @@ bool hs_parse_listen(const char *s, char host[256], uint16_t *port)
   return true;
 }
 
+/* ---- --nic's list ------------------------------------------------------ */
+
+struct span {
+  const char *p;
+  size_t n;
+};
+
+/* Why the name `one` cannot join the n names before it; NULL if it can. */
+static const char *nic_name_problem(const struct span *one,
+                                    const struct span *before, int n)
+{
+  if (one->n == 0)
+    return "an empty NIC name";
+  if (one->n >= HS_NIC_NAME_MAX)
+    return "a NIC name too long";
+  for (int i = 0; i < n; i++)
+    if (before[i].n == one->n && memcmp(before[i].p, one->p, one->n) == 0)
+      return "a NIC named twice";
+  if (n == HS_MAX_NICS)
+    return "more NICs than the most a server opens";
+  return NULL;
+}
+
+int hs_nic_list(const char *list, char names[][HS_NIC_NAME_MAX],
+                struct hs_buf *why)
+{
+  struct span s[HS_MAX_NICS];
+  int n = 0;
+  for (const char *p = list;; p++) {
+    const char *end = strchr(p, ',');
+    struct span one = {p, end ? (size_t)(end - p) : strlen(p)};
+    const char *problem = nic_name_problem(&one, s, n);
+    if (problem) {
+      if (why)
+        hs_buf_printf(why, "%s (name %d of '%s'; at most %d names of at "
+                           "most %d bytes, each once)",
+                      problem, n + 1, list, HS_MAX_NICS, HS_NIC_NAME_MAX - 1);
+      return -1;
+    }
+    s[n++] = one;
+    if (!end)
+      break;
+    p = end;
+  }
+  for (int i = 0; names && i < n; i++) {
+    memcpy(names[i], s[i].p, s[i].n);
+    names[i][s[i].n] = '\0';
+  }
+  return n;
+}
+
+void hs_config_explain(const char *name, const char *arg, struct hs_buf *err)
+{
+  hs_buf_printf(err, "invalid value for --%s: ", name);
+  if (strcmp(name, "nic") == 0 && hs_nic_list(arg, NULL, err) < 0)
+    return;
+  hs_buf_printf(err, "'%s'", arg);
+}
+
 static void *field(struct hs_config *c, const struct opt_row *r)
 {
   return (char *)c + r->off;
@@ -254,7 +316,7 @@ static void set_default(struct hs_config *c, const struct opt_row *r)
     *(unsigned *)field(c, r) = (unsigned)r->dflt;
   else if (r->kind == K_SIZE)
     *(uint64_t *)field(c, r) = r->dflt;
-  else if (r->kind == K_STR)
+  else if (r->kind == K_STR || r->kind == K_NICS)
     *(const char **)field(c, r) = r->dflt_str;
   else if (r->kind == K_LISTEN)
     hs_parse_listen(r->dflt_str, c->listen_host, &c->listen_port);
@@ -296,6 +358,9 @@ static bool apply(struct hs_config *c, const struct opt_row *r,
   switch (r->kind) {
   case K_LISTEN: return hs_parse_listen(arg, c->listen_host, &c->listen_port);
   case K_STR: *(const char **)field(c, r) = arg; return *arg != '\0';
+  case K_NICS:
+    *(const char **)field(c, r) = arg;
+    return hs_nic_list(arg, NULL, NULL) > 0;
   case K_FLAG: *(bool *)field(c, r) = true; return true;
   case K_PER_IP: c->max_connections_per_ip_set = true; /* fall through */
   case K_UINT:
@@ -358,8 +423,7 @@ static enum hs_config_result one_option(struct hs_config *c, int opt,
   if (r->kind == K_VERSION)
     return HS_CONFIG_VERSION;
   if (!apply(c, r, optarg)) {
-    hs_buf_printf(err, "invalid value for --%s: '%s'", r->name,
-                  optarg ? optarg : "");
+    hs_config_explain(r->name, optarg ? optarg : "", err);
     return HS_CONFIG_ERROR;
   }
   return HS_CONFIG_OK;

@@ -12,12 +12,19 @@
 #include "auth/auth_config.h"
 #include "buf.h"
 #include "err.h"
+#include "hipobj_server.h"
+
+/* --nic's limits: the server library's. */
+#define HS_MAX_NICS HIPOBJ_SERVER_MAX_NICS
+#define HS_NIC_NAME_MAX HIPOBJ_SERVER_NIC_NAME_MAX
 
 struct hs_config {
   char listen_host[256]; /* numeric IPv4 or IPv6 address, or a name */
   uint16_t listen_port;  /* 0: any free port */
   const char *data_dir;  /* NULL: in memory */
-  const char *nic;       /* NULL: chosen as the library does */
+  const char *nic;       /* --nic: device names, comma-separated (a rail
+                            each; hs_nic_list); NULL: chosen as the
+                            library does */
   const char *credentials_file; /* --credentials: several users */
   /* the keys, the region, the clock skew; auth.credentials is loaded from
    * credentials_file by the program before serving (the parser reads no
@@ -82,6 +89,17 @@ enum hs_err hs_config_load_credentials(struct hs_config *c,
  * eighth of --max-connections (at least 1), so that a few addresses
  * cannot hold every connection. 0: no limit. */
 unsigned hs_config_per_ip(const struct hs_config *c);
+
+/* --nic's list "a,b": the count of names (>= 1) and, if names is not
+ * NULL, each name NUL-terminated in names[0..count). -1, with the reason
+ * in why (may be NULL), for an empty name, a name of HS_NIC_NAME_MAX
+ * bytes or more, a name given twice, or more than HS_MAX_NICS names. */
+int hs_nic_list(const char *list, char names[][HS_NIC_NAME_MAX],
+                struct hs_buf *why);
+
+/* Why `arg` is not a valid value of option `name`, as one line into err
+ * (for a usage error). */
+void hs_config_explain(const char *name, const char *arg, struct hs_buf *err);
 
 /* "HOST:PORT", "[V6]:PORT" or ":PORT" (meaning 127.0.0.1). */
 bool hs_parse_listen(const char *s, char host[256], uint16_t *port);

@@ -12,19 +12,28 @@
 struct hs_rdma {
   hipObjServer_t *srv;
   struct hs_stats *stats;
-  char nic[64];
+  char nic[256]; /* the NICs open, comma-separated (cut short past 255) */
+};
+
+/* --nic's names, split, for the library's config (used during the open
+ * only: the library keeps the names it opened). */
+struct nic_names {
+  char name[HS_MAX_NICS][HS_NIC_NAME_MAX];
+  const char *ptr[HS_MAX_NICS];
 };
 
 static hipObjServerConfig_t lib_config(const struct hs_config *cfg,
-                                       const char **nic)
+                                       struct nic_names *nn)
 {
   hipObjServerConfig_t c;
   memset(&c, 0, sizeof c);
   c.size = sizeof c;
-  if (cfg->nic) {
-    *nic = cfg->nic;
-    c.nics = nic;
-    c.nicCount = 1;
+  int n = cfg->nic ? hs_nic_list(cfg->nic, nn->name, NULL) : 0;
+  for (int i = 0; i < n; i++)
+    nn->ptr[i] = nn->name[i];
+  if (n > 0) {
+    c.nics = nn->ptr;
+    c.nicCount = (uint32_t)n;
   }
   c.maxTransfers = cfg->rdma_qps;
   c.maxConnections = cfg->rdma_max_connections;
@@ -59,8 +68,8 @@ enum hs_err hs_rdma_open_with(hs_rdma_opener open, const void *ctx,
   struct hs_rdma *r = calloc(1, sizeof *r);
   if (!r)
     return HS_ERR_NOMEM;
-  const char *nic = NULL;
-  hipObjServerConfig_t c = lib_config(cfg, &nic);
+  struct nic_names nn;
+  hipObjServerConfig_t c = lib_config(cfg, &nn);
   hipObjServerStatus_t st = open(ctx, &c, &r->srv);
   if (st != hipObjServerSuccess) {
     free(r);
@@ -68,7 +77,13 @@ enum hs_err hs_rdma_open_with(hs_rdma_opener open, const void *ctx,
     return cfg->nic ? HS_ERR_IO : HS_OK;
   }
   r->stats = stats;
-  snprintf(r->nic, sizeof r->nic, "%s", hipObjServerNicName(r->srv, 0));
+  size_t at = 0;
+  for (uint32_t i = 0; i < hipObjServerNicCount(r->srv) && at < sizeof r->nic;
+       i++) {
+    int k = snprintf(r->nic + at, sizeof r->nic - at, "%s%s", i ? "," : "",
+                     hipObjServerNicName(r->srv, i));
+    at += k > 0 ? (size_t)k : 0;
+  }
   *out = r;
   return HS_OK;
 }

@@ -28,7 +28,8 @@ typedef hipObjServerStatus_t (*hs_rdma_opener)(const void *ctx,
                                                const hipObjServerConfig_t *cfg,
                                                hipObjServer_t **out);
 
-/* Opens the engine on cfg->nic (or the first device with an active port)
+/* Opens the engines on cfg->nic's devices, a rail each (or on the first
+ * device with an active port)
  * of the production platform. *out is NULL, with a one-line reason in why,
  * when RDMA is not available (--no-rdma, no libibverbs, no device, no
  * active port): the server then serves plain HTTP only. Fails (HS_ERR_IO,
@@ -49,6 +50,7 @@ enum hs_err hs_rdma_open_on(const struct ho_platform *plat,
 /* Accepts NULL. Waits for the transfers in flight to end (each ends at the
  * latest at its timeouts). */
 void hs_rdma_close(struct hs_rdma *r);
+/* The NICs open, comma-separated, as the library opened them. */
 const char *hs_rdma_nic(const struct hs_rdma *r);
 /* The library's server, for a program that starts its own transfers
  * (hipobj-gateway's backend-fed ones). */

@@ -91,9 +91,9 @@ void gw_config_usage(FILE *f)
       "  --max-clock-skew SEC   (default 900; 0: not checked)\n"
       "\n"
       "As hipobj-test-server (see its --help): --listen ADDR:PORT (default\n"
-      "127.0.0.1:9000), --nic NAME, --no-rdma, --rdma-timeout-ms MS,\n"
-      "--rdma-qps N, --rdma-chunk-size SIZE, --rdma-depth N,\n"
-      "--rdma-no-pacing, "
+      "127.0.0.1:9000), --nic NAME[,NAME]... (a rail each), --no-rdma,\n"
+      "--rdma-timeout-ms MS, --rdma-qps N, --rdma-chunk-size SIZE,\n"
+      "--rdma-depth N, --rdma-no-pacing, "
       "--rdma-max-connections N, --rdma-idle-timeout-ms MS,\n"
       "--max-header-size SIZE, --max-connections N,\n"
       "--max-connections-per-ip N, --idle-timeout SEC, --header-timeout\n"
@@ -191,8 +191,7 @@ enum hs_config_result gw_config_parse(int argc, char **argv,
     }
     const char *name = options[idx].name;
     if (!apply(&c, opt, name, optarg ? optarg : "")) {
-      hs_buf_printf(err, "invalid value for --%s: '%s'", name,
-                    optarg ? optarg : "");
+      hs_config_explain(name, optarg ? optarg : "", err);
       return HS_CONFIG_ERROR;
     }
     idx = -1;

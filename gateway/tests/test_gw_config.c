@@ -96,6 +96,30 @@ static void refusals(void **state)
   assert_int_equal(parse(&c, err, sizeof err, "--help", NULL), HS_CONFIG_HELP);
 }
 
+/* Issue #22, 4: --nic takes the rails as a list, through the server's
+ * parser, and says what is wrong with one it refuses. */
+static void nic_list(void **state)
+{
+  struct gw_config c;
+  char err[512];
+  assert_int_equal(parse(&c, err, sizeof err, BASE, "--nic", "rxs0", NULL),
+                   HS_CONFIG_OK);
+  assert_string_equal(c.front.nic, "rxs0");
+  assert_int_equal(parse(&c, err, sizeof err, BASE, "--nic", "rxs0,rxs1",
+                         NULL),
+                   HS_CONFIG_OK);
+  assert_string_equal(c.front.nic, "rxs0,rxs1");
+  assert_int_equal(parse(&c, err, sizeof err, BASE, "--nic", "rxs0,,rxs1",
+                         NULL),
+                   HS_CONFIG_ERROR);
+  assert_non_null(strstr(err, "--nic"));
+  assert_non_null(strstr(err, "an empty NIC name"));
+  assert_int_equal(parse(&c, err, sizeof err, BASE, "--nic", "rxs0,rxs0",
+                         NULL),
+                   HS_CONFIG_ERROR);
+  assert_non_null(strstr(err, "named twice"));
+}
+
 /* Issue #20: the stats' audience, sharing a store identity, the per-address
  * default and the head deadline. */
 static void security_options(void **state)
@@ -163,6 +187,7 @@ int main(void)
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(minimal), cmocka_unit_test(shared_options),
       cmocka_unit_test(refusals), cmocka_unit_test(credentials),
-      cmocka_unit_test(environment), cmocka_unit_test(security_options)};
+      cmocka_unit_test(environment), cmocka_unit_test(security_options),
+      cmocka_unit_test(nic_list)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

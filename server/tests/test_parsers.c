@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -541,6 +542,68 @@ static void config_parse(void **state)
   unsetenv("HIPOBJ_TEST_SERVER_SECRET_KEY");
 }
 
+/* Issue #22, 4: --nic a,b: a rail each; an empty name, one named twice,
+ * one too long and too many are refused with the reason; --nic a as
+ * before. */
+static void nic_lists(void **state)
+{
+  struct hs_config c;
+  struct hs_buf err;
+  hs_buf_init(&err, 0);
+  char *a1[] = {"x", "--nic", "rxs0", NULL};
+  assert_int_equal(hs_config_parse(3, a1, &c, &err), HS_CONFIG_OK);
+  assert_string_equal(c.nic, "rxs0");
+  char names[HS_MAX_NICS][HS_NIC_NAME_MAX];
+  assert_int_equal(hs_nic_list(c.nic, names, NULL), 1);
+  assert_string_equal(names[0], "rxs0");
+  char *a2[] = {"x", "--nic", "rxs0,rxs1", NULL};
+  assert_int_equal(hs_config_parse(3, a2, &c, &err), HS_CONFIG_OK);
+  assert_int_equal(hs_nic_list(c.nic, names, NULL), 2);
+  assert_string_equal(names[0], "rxs0");
+  assert_string_equal(names[1], "rxs1");
+  char *a3[] = {"x", NULL};
+  assert_int_equal(hs_config_parse(1, a3, &c, &err), HS_CONFIG_OK);
+  assert_null(c.nic);
+  /* refused, each with its reason */
+  static const struct {
+    const char *list, *why;
+  } bad[] = {{"", "an empty NIC name"},
+             {",rxs0", "an empty NIC name (name 1"},
+             {"rxs0,", "an empty NIC name (name 2"},
+             {"rxs0,,rxs1", "an empty NIC name (name 2"},
+             {"rxs0,rxs1,rxs0", "a NIC named twice (name 3"},
+             {"a23456789012345678901234567890123456789012345678901234567890"
+              "1234",
+              "a NIC name too long"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *a[] = {"x", "--nic", (char *)bad[i].list, NULL};
+    hs_buf_free(&err);
+    hs_buf_init(&err, 0);
+    assert_int_equal(hs_config_parse(3, a, &c, &err), HS_CONFIG_ERROR);
+    assert_non_null(strstr(hs_buf_cstr(&err), "invalid value for --nic: "));
+    assert_non_null(strstr(hs_buf_cstr(&err), bad[i].why));
+    assert_int_equal(hs_nic_list(bad[i].list, names, NULL), -1);
+  }
+  /* 63 bytes is a name; HS_MAX_NICS names are a list, one more is not */
+  assert_int_equal(hs_nic_list("a2345678901234567890123456789012345678901234"
+                               "5678901234567890123",
+                               names, NULL),
+                   1);
+  char many[HS_MAX_NICS * 4 + 8] = "";
+  for (int i = 0; i < HS_MAX_NICS; i++)
+    snprintf(many + strlen(many), sizeof many - strlen(many), "%sn%d",
+             i ? "," : "", i);
+  assert_int_equal(hs_nic_list(many, names, NULL), HS_MAX_NICS);
+  assert_string_equal(names[HS_MAX_NICS - 1], "n63");
+  strcat(many, ",n64");
+  char *a4[] = {"x", "--nic", many, NULL};
+  hs_buf_free(&err);
+  hs_buf_init(&err, 0);
+  assert_int_equal(hs_config_parse(3, a4, &c, &err), HS_CONFIG_ERROR);
+  assert_non_null(strstr(hs_buf_cstr(&err), "more NICs than"));
+  hs_buf_free(&err);
+}
+
 static void dates(void **state)
 {
   char s[40];
@@ -579,6 +642,7 @@ int main(void)
       cmocka_unit_test(awschunk),      cmocka_unit_test(checksums),
       cmocka_unit_test(sizes),
       cmocka_unit_test(listen_addresses), cmocka_unit_test(config_parse),
+      cmocka_unit_test(nic_lists),
       cmocka_unit_test(dates),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,10 +49,26 @@ static void fill(uint8_t *p, size_t n, uint32_t seed)
     p[i] = (uint8_t)((i * 2654435761u + seed) >> 11);
 }
 
-static struct fixture *make(unsigned qps, unsigned timeout_ms, bool decline)
+/* A second rail on its own subnet: server fake_srv1 (10.0.1.2), client
+ * fake_cli1 (10.0.1.1); the first is fake_srv0 and fake_cli0 (10.0.0.x). */
+static int add_rail(struct world *w)
+{
+  struct fake_device_cfg dc;
+  fake_device_cfg_default(&dc);
+  dc.ipv4 = 0x0a000102u;
+  if (world_add_nic_cfg(w, "fake_srv1", "0000:c2:00.0", &dc) != 0)
+    return -1;
+  dc.ipv4 = 0x0a000101u;
+  return world_add_nic_cfg(w, "fake_cli1", "0000:42:00.0", &dc);
+}
+
+static struct fixture *make_on(const char *nic, unsigned qps,
+                               unsigned timeout_ms, bool decline)
 {
   struct fixture *f = calloc(1, sizeof *f);
   if (!f || world_create(&f->w, NULL) != 0)
+    return NULL;
+  if (strchr(nic, ',') && add_rail(&f->w) != 0)
     return NULL;
   if (world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
     return NULL;
@@ -61,7 +77,7 @@ static struct fixture *make(unsigned qps, unsigned timeout_ms, bool decline)
   char *argv[] = {"x", NULL};
   if (hs_config_parse(1, argv, &f->cfg, &why) != HS_CONFIG_OK)
     return NULL;
-  f->cfg.nic = WORLD_SERVER_NIC;
+  f->cfg.nic = nic;
   f->cfg.rdma_qps = qps;
   f->cfg.rdma_chunk_size = CHUNK;
   f->cfg.rdma_depth = 4;
@@ -86,6 +102,11 @@ static struct fixture *make(unsigned qps, unsigned timeout_ms, bool decline)
   if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
     return NULL;
   return f;
+}
+
+static struct fixture *make(unsigned qps, unsigned timeout_ms, bool decline)
+{
+  return make_on(WORLD_SERVER_NIC, qps, timeout_ms, decline);
 }
 
 static int setup(void **state)
@@ -298,6 +319,48 @@ static void get_objects(void **state)
   assert_memory_equal(f->buf, obj + CHUNK + 5, 2 * CHUNK);
   free(obj);
   assert_int_equal(f->stats.rdma_failures, 0);
+}
+
+/* --nic fake_srv0,fake_srv1 (issue #22, 4): both open, and a client on
+ * either subnet is served by the server's NIC on it. */
+static void two_rails(void **state)
+{
+  (void)state;
+  struct fixture *f = make_on("fake_srv0,fake_srv1", 8, 2000, false);
+  assert_non_null(f);
+  assert_string_equal(hs_rdma_nic(f->srv.rdma), "fake_srv0,fake_srv1");
+  enum { N = 3 * CHUNK + 11 };
+  uint8_t *obj = malloc(N);
+  fill(obj, N, 5);
+  http_put(f, "railed", obj, N);
+  static const char *const srv_nic[2] = {"fake_srv0", "fake_srv1"};
+  static const char *const cli_nic[4] = {"fake_cli1", WORLD_CLIENT_NIC,
+                                         "fake_cli1", WORLD_CLIENT_NIC};
+  for (int i = 0; i < 4; i++) {
+    int rail = i % 2 == 0 ? 1 : 0;
+    hipObjBufDeregister(f->buf);
+    hipObjShutdown();
+    assert_int_equal(world_init(&f->w, cli_nic[i]), hipObjSuccess);
+    assert_int_equal(hipObjBufRegisterHost(f->buf, BUF_SIZE).opError,
+                     hipObjSuccess);
+    struct fake_dev_stats b[2], a[2];
+    for (int k = 0; k < 2; k++)
+      fake_device_stats(srv_nic[k], &b[k]);
+    memset(f->buf, 0xee, N);
+    struct app g;
+    app_init(&g, f, "GET", "railed");
+    assert_int_equal(hipObjGet(NULL, f->buf, N, 0, &app_ops, &g).opError,
+                     hipObjSuccess);
+    assert_memory_equal(f->buf, obj, N);
+    wait_counter(&f->stats.rdma_completed, (uint64_t)i + 1);
+    for (int k = 0; k < 2; k++)
+      fake_device_stats(srv_nic[k], &a[k]);
+    assert_int_equal(a[rail].bytes_written - b[rail].bytes_written, N);
+    assert_int_equal(a[!rail].bytes_written - b[!rail].bytes_written, 0);
+  }
+  free(obj);
+  *state = f;
+  teardown(state);
 }
 
 static void put_objects(void **state)
@@ -790,6 +853,7 @@ int main(void)
 {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(get_objects, setup, teardown),
+      cmocka_unit_test(two_rails),
       cmocka_unit_test_setup_teardown(put_objects, setup, teardown),
       cmocka_unit_test_setup_teardown(upload_parts, setup, teardown),
       cmocka_unit_test_setup_teardown(concurrent_clients, setup, teardown),
