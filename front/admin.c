@@ -11,10 +11,15 @@ static void stats(struct hs_response *r, const struct hs_admin *a)
   struct hs_buf conns, more;
   hs_buf_init(&conns, 0);
   hs_buf_init(&more, 0);
-  if (a->rdma)
+  if (a->rdma) {
     hs_rdma_stats_json(a->rdma, &conns);
-  if (a->members)
+    hs_rdma_nics_json(a->rdma, &more);
+  }
+  if (a->members) {
+    if (more.len)
+      hs_buf_puts(&more, ",");
     a->members(a->ctx, &more);
+  }
   hs_stats_json(a->stats, json_or_null(&conns), json_or_null(&more),
                 &r->body);
   hs_buf_free(&conns);

@@ -147,6 +147,26 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       (unsigned long long)s.paceWindow);
 }
 
+void hs_rdma_nics_json(struct hs_rdma *r, struct hs_buf *out)
+{
+  hs_buf_puts(out, "\"nics\":[");
+  for (uint32_t i = 0; i < hipObjServerNicCount(r->srv); i++) {
+    hipObjServerStats_t s;
+    memset(&s, 0, sizeof s);
+    s.size = sizeof s;
+    if (hipObjServerGetNicStats(r->srv, i, &s) != hipObjServerSuccess)
+      continue;
+    hs_buf_printf(out,
+                  "%s{\"name\":\"%s\",\"transfers\":%llu,\"bytes\":%llu,"
+                  "\"failed\":%llu,\"live\":%u}",
+                  i ? "," : "", hipObjServerNicName(r->srv, i),
+                  (unsigned long long)(s.completed + s.failed),
+                  (unsigned long long)(s.bytesWritten + s.bytesRead),
+                  (unsigned long long)s.failed, s.connLive);
+  }
+  hs_buf_puts(out, "]");
+}
+
 hipObjServerStatus_t hs_rdma_start(struct hs_rdma *r, const char *token,
                                    uint64_t length,
                                    const struct hs_rdma_io *io,

@@ -61,6 +61,10 @@ struct hs_stats *hs_rdma_stats(struct hs_rdma *r);
 /* The library's connection counters as a JSON object (the "connections"
  * member of /_hipobj/stats). */
 void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out);
+/* Each NIC's (a rail's) counters as the "nics" member of /_hipobj/stats:
+ * "nics":[{"name":..,"transfers":..,"bytes":..,"failed":..,"live":..}],
+ * in the order the NICs were opened. */
+void hs_rdma_nics_json(struct hs_rdma *r, struct hs_buf *out);
 
 /* The callbacks of a streamed transfer (hipObjServerRequest_t's): read for
  * a GET, write (and commit) for a PUT; arg is their ioArg and doneArg. */

@@ -433,6 +433,18 @@ HIPOBJ_SERVER_API void hipObjServerTransferRelease(hipObjServerTransfer_t *xfer)
 HIPOBJ_SERVER_API hipObjServerStatus_t
 hipObjServerGetStats(hipObjServer_t *srv, hipObjServerStats_t *stats);
 
+/*
+ * hipObjServerGetNicStats: the counters of NIC `index` alone (the order of
+ * hipObjServerNicName: a rail), as hipObjServerGetStats writes them, with
+ * nics 1; badTokens, declined, busy and cancelled, counted by the server
+ * before a NIC has the token or apart from it, are 0. Errors:
+ * InvalidValue (NULL, size smaller than the first two fields, index not
+ * below hipObjServerNicCount()). Thread safety: MT-Safe.
+ */
+HIPOBJ_SERVER_API hipObjServerStatus_t
+hipObjServerGetNicStats(hipObjServer_t *srv, uint32_t index,
+                        hipObjServerStats_t *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -358,6 +358,21 @@ static void two_rails(void **state)
     assert_int_equal(a[rail].bytes_written - b[rail].bytes_written, N);
     assert_int_equal(a[!rail].bytes_written - b[!rail].bytes_written, 0);
   }
+  /* /_hipobj/stats: a rail each, with its two GETs */
+  struct hs_op *op = s3_call(f, "GET", "/_hipobj/stats", NULL, 0, NULL, 0);
+  struct hs_response *r = hs_op_response(op);
+  assert_int_equal(r->status, 200);
+  const char *body = hs_buf_cstr(&r->body);
+  for (int k = 0; k < 2; k++) {
+    char want[160];
+    snprintf(want, sizeof want,
+             "%s{\"name\":\"%s\",\"transfers\":2,\"bytes\":%d,"
+             "\"failed\":0,\"live\":",
+             k ? "," : "\"nics\":[", srv_nic[k], 2 * N);
+    assert_non_null(strstr(body, want));
+  }
+  assert_non_null(strstr(body, "\"store\":{")); /* the members after it */
+  hs_op_free(op);
   free(obj);
   *state = f;
   teardown(state);

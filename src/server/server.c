@@ -503,6 +503,22 @@ static void add_engine_stats(hipObjServerStats_t *o,
     o->paceWindow = e->pace_window;
 }
 
+static void sum_engine(hipObjServerStats_t *o, struct ho_engine *engine)
+{
+  struct ho_engine_stats e;
+  ho_engine_get_stats(engine, &e);
+  add_engine_stats(o, &e);
+  o->running += ho_engine_running(engine);
+}
+
+/* What fits of o into the caller's size-first stats. */
+static void copy_out(hipObjServerStats_t *o, hipObjServerStats_t *stats)
+{
+  uint32_t n = stats->size < sizeof *o ? stats->size : (uint32_t)sizeof *o;
+  o->size = n;
+  memcpy(stats, o, n);
+}
+
 hipObjServerStatus_t hipObjServerGetStats(hipObjServer_t *srv,
                                           hipObjServerStats_t *stats)
 {
@@ -511,18 +527,27 @@ hipObjServerStatus_t hipObjServerGetStats(hipObjServer_t *srv,
   hipObjServerStats_t o;
   memset(&o, 0, sizeof o);
   o.nics = srv->nengines;
-  for (uint32_t i = 0; i < srv->nengines; i++) {
-    struct ho_engine_stats e;
-    ho_engine_get_stats(srv->engines[i], &e);
-    add_engine_stats(&o, &e);
-    o.running += ho_engine_running(srv->engines[i]);
-  }
+  for (uint32_t i = 0; i < srv->nengines; i++)
+    sum_engine(&o, srv->engines[i]);
   o.badTokens = atomic_load(&srv->bad_tokens);
   o.declined = atomic_load(&srv->declined);
   o.busy = atomic_load(&srv->busy);
   o.cancelled = atomic_load(&srv->cancelled);
-  uint32_t n = stats->size < sizeof o ? stats->size : (uint32_t)sizeof o;
-  o.size = n;
-  memcpy(stats, &o, n);
+  copy_out(&o, stats);
+  return hipObjServerSuccess;
+}
+
+hipObjServerStatus_t hipObjServerGetNicStats(hipObjServer_t *srv,
+                                             uint32_t index,
+                                             hipObjServerStats_t *stats)
+{
+  if (!srv || !stats || stats->size < HO_SERVER_STATS_MIN ||
+      index >= srv->nengines)
+    return hipObjServerInvalidValue;
+  hipObjServerStats_t o;
+  memset(&o, 0, sizeof o);
+  o.nics = 1;
+  sum_engine(&o, srv->engines[index]);
+  copy_out(&o, stats);
   return hipObjServerSuccess;
 }

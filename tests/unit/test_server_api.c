@@ -980,6 +980,7 @@ static void rails_by_subnet(void **state)
   static const char *const client[] = {"fake_cli1", "fake_cli1",
                                        WORLD_CLIENT_NIC, "fake_cli1",
                                        WORLD_CLIENT_NIC, WORLD_CLIENT_NIC};
+  uint64_t want[2] = {0, 0}; /* each NIC's GET bytes */
   for (unsigned i = 0; i < 6; i++) {
     bool rail1 = strcmp(client[i], "fake_cli1") == 0;
     hipObjBufDeregister(f->buf);
@@ -1004,11 +1005,42 @@ static void rails_by_subnet(void **state)
     fake_device_stats("fake_srv1", &a1);
     assert_int_equal(a1.bytes_written - b1.bytes_written, rail1 ? 2 * len : 0);
     assert_int_equal(a0.bytes_written - b0.bytes_written, rail1 ? 0 : 2 * len);
+    want[rail1] += 2 * len;
   }
   hipObjServerStats_t s = stats(f);
   assert_int_equal(s.completed, 12);
   assert_int_equal(s.connMade, 6);
   assert_int_equal(s.connReused, 6);
+  /* each rail's counters: its own GETs, three new connections each */
+  for (uint32_t k = 0; k < 2; k++) {
+    hipObjServerStats_t n;
+    memset(&n, 0xab, sizeof n);
+    n.size = sizeof n;
+    assert_int_equal(hipObjServerGetNicStats(f->srv, k, &n),
+                     hipObjServerSuccess);
+    assert_int_equal(n.size, sizeof n);
+    assert_int_equal(n.nics, 1);
+    assert_int_equal(n.completed, 6);
+    assert_int_equal(n.failed, 0);
+    assert_int_equal(n.bytesWritten, want[k]);
+    assert_int_equal(n.bytesRead, 0);
+    assert_int_equal(n.connMade, 3);
+    assert_int_equal(n.connReused, 3);
+    assert_int_equal(n.busy, 0);
+    assert_int_equal(n.running, 0);
+  }
+  assert_int_equal(s.bytesWritten, want[0] + want[1]);
+  hipObjServerStats_t n;
+  n.size = sizeof n;
+  assert_int_equal(hipObjServerGetNicStats(f->srv, 2, &n),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerGetNicStats(NULL, 0, &n),
+                   hipObjServerInvalidValue);
+  assert_int_equal(hipObjServerGetNicStats(f->srv, 0, NULL),
+                   hipObjServerInvalidValue);
+  n.size = 4;
+  assert_int_equal(hipObjServerGetNicStats(f->srv, 0, &n),
+                   hipObjServerInvalidValue);
   hipObjServerClose(f->srv);
   f->srv = mine;
 }
