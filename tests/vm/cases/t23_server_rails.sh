@@ -1,0 +1,160 @@
+#!/bin/sh
+# A server with two rails (issue #22, item 4), on a fabric of its own:
+#
+#   rail 0: veth hr00 (10.213.3.1, rxe rxc0, the client) <-> hr01
+#           (10.213.3.2, rxe rxs0, the server)
+#   rail 1: veth hr10 (10.213.4.1, rxe rxc1) <-> hr11 (10.213.4.2, rxs1)
+#
+# built like tests/vm/faults.sh's fault_fabric_up (policy routing sends
+# locally made packets between the two ends of a pair out of the pair).
+# hipobj-test-server runs with --nic rxs0,rxs1, the clients with
+# HIPOBJ_NIC=rxc0,rxc1 (the soak's nicHint, RXE_DEV). RAILS_PROCS
+# hipobj-soak processes of RAILS_STREAMS streams x RAILS_PER transfers,
+# GET and PUT, 1 B..4 MiB, every byte verified. Checked:
+#  - zero failed transfers, no wrong byte;
+#  - each rail carried at least 40% of the bytes both veth pairs carried
+#    (ip -s link: TX of both ends of the pair, so both directions);
+#  - each client NIC talked to the server NIC on its own subnet: the
+#    packets rxc0 sent are those rxs0 received and the reverse, and the
+#    same on rail 1 (rxe's hw_counters), within 5%; a server that chose
+#    its NIC round robin sends about half of a client rail's connections
+#    to the other subnet, whose packets then cross the other pair;
+#  - the server's /_hipobj/stats has both NICs in "nics", each with
+#    transfers and none failed.
+# Prints each rail's bytes and share, the rxe packet counts and the
+# server's per-NIC counters.
+. /payload/lib.sh
+: "${RAILS_PROCS:=2}" "${RAILS_STREAMS:=4}" "${RAILS_PER:=500}"
+FIP=/bin/ip                # iproute2, not busybox's (tools/rxe-vm/README.md)
+rc=0
+fail() { echo "FAIL: $*"; rc=1; }
+
+# rail_up N: veth hr${N}0 (10.213.$((3+N)).1, rxc$N) <-> hr${N}1 (.2, rxs$N)
+rail_up() {
+  local n=$1 a b net t0 t1
+  a=hr${n}0 b=hr${n}1 net=10.213.$((3 + n)) t0=$((230 + 2 * n)) t1=$((231 + 2 * n))
+  $FIP link add "$a" type veth peer name "$b" || return 1
+  for d in $a $b; do
+    $FIP link set "$d" mtu 9000 && $FIP link set "$d" up || return 1
+    echo 1 > /proc/sys/net/ipv4/conf/$d/accept_local
+    echo 0 > /proc/sys/net/ipv4/conf/$d/rp_filter
+  done
+  $FIP addr add $net.1/24 dev "$a" && $FIP addr add $net.2/24 dev "$b" || return 1
+  $FIP rule add pref $((20 + 2 * n)) to $net.2 iif lo lookup $t0 &&
+    $FIP rule add pref $((21 + 2 * n)) to $net.1 iif lo lookup $t1 &&
+    $FIP route add $net.2 dev "$a" src $net.1 table $t0 &&
+    $FIP route add $net.1 dev "$b" src $net.2 table $t1 || return 1
+  rdma link add rxc$n type rxe netdev "$a" &&
+    rdma link add rxs$n type rxe netdev "$b" || return 1
+  local hex i=0
+  hex=$(printf '0ad5:%02x' $((3 + n)))
+  while [ $i -lt 50 ]; do
+    grep -qs "ffff:${hex}02" /sys/class/infiniband/rxs$n/ports/1/gids/1 &&
+      grep -qs "ffff:${hex}01" /sys/class/infiniband/rxc$n/ports/1/gids/1 && break
+    i=$((i + 1)); usleep 100000
+  done
+  $FIP route get $net.2 from $net.1 | grep -q "dev $a" || {
+    echo "rails: $net.2 is not routed over $a"; return 1; }
+  echo "rails: rail $n: rxc$n ($net.1, $a) <-> rxs$n ($net.2, $b)"
+}
+rails_down() {
+  for n in 0 1; do
+    rdma link delete rxc$n 2>/dev/null; rdma link delete rxs$n 2>/dev/null
+    $FIP link del hr${n}0 2>/dev/null
+    $FIP rule del pref $((20 + 2 * n)) 2>/dev/null
+    $FIP rule del pref $((21 + 2 * n)) 2>/dev/null
+  done
+}
+on_exit() { stop_server; rails_down; }
+trap on_exit EXIT
+
+for m in veth; do modprobe "$m" || { echo "rails: modprobe $m failed"; exit 1; }; done
+echo 0 > /proc/sys/net/ipv4/conf/all/rp_filter
+# the local table behind the rules (t21's fabric may have done it already)
+if $FIP rule show | grep -q '^0:'; then
+  $FIP rule add pref 100 lookup local && $FIP rule del pref 0 || exit 1
+fi
+rail_up 0 || exit 1
+rail_up 1 || exit 1
+grep -H . /sys/class/infiniband/rx[cs][01]/ports/1/gids/1
+
+RXE_DEV=rxs0,rxs1 start_server --rdma-qps 32 || exit 1
+grep -q 'RDMA on rxs0,rxs1' /tmp/server.$$.err || fail "the server did not open both NICs"
+hipobj-vmtest "$ENDPOINT" mkbucket soak >/dev/null
+export RXE_DEV=rxc0,rxc1 HIPOBJ_NIC=rxc0,rxc1
+hipobj info --nic rxc0,rxc1 2>&1 | grep -iE 'rail|nic' | head -n 8
+
+# the bytes through a veth pair, both directions: TX of both ends
+tx() { $FIP -s link show dev "$1" | awk '/TX:/ {getline; print $1; exit}'; }
+pair() { echo $(( $(tx hr${1}0) + $(tx hr${1}1) )); }
+pkts() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2 2>/dev/null || echo 0; }
+B0=$(pair 0) B1=$(pair 1)
+for d in rxc0 rxc1 rxs0 rxs1; do
+  eval "S0_$d=$(pkts $d sent_pkts) R0_$d=$(pkts $d rcvd_pkts)"
+done
+
+echo "== $RAILS_PROCS processes x $RAILS_STREAMS streams x $RAILS_PER transfers over two rails"
+t0=$(date +%s)
+pids=""
+i=0
+while [ $i -lt "$RAILS_PROCS" ]; do
+  hipobj-soak "$ENDPOINT" "$RAILS_STREAMS" "$RAILS_PER" $((230 + i)) >/tmp/rails.p$i.log 2>&1 &
+  pids="$pids $!"
+  i=$((i + 1))
+done
+for p in $pids; do wait $p || fail "a soak process failed (exit $?)"; done
+echo "soak: $(( $(date +%s) - t0 )) s"
+cat /tmp/rails.p*.log
+sum() { sed -n "$1" /tmp/rails.p*.log | awk '{s += $1} END {print s + 0}'; }
+T=$(sum 's/^soak: pid [0-9]*: \([0-9]*\) transfers.*/\1/p')
+F=$(sum 's/.* transfers, \([0-9]*\) failed.*/\1/p')
+X=$(sum 's/.* restart, \([0-9]*\) wrong.*/\1/p')
+V=$(sum 's/.* wrong, \([0-9]*\) bytes verified.*/\1/p')
+[ "$T" -ge $((RAILS_PROCS * RAILS_STREAMS * RAILS_PER)) ] || fail "only $T transfers"
+[ "$F" -eq 0 ] || fail "$F failed transfers"
+[ "$X" -eq 0 ] || fail "$X wrong"
+
+echo "== the bytes each rail carried (ip -s link)"
+$FIP -s link show dev hr00; $FIP -s link show dev hr10
+D0=$(( $(pair 0) - B0 )) D1=$(( $(pair 1) - B1 ))
+TOT=$((D0 + D1))
+[ "$TOT" -gt 0 ] || { fail "no bytes on either rail"; TOT=1; }
+P0=$((D0 * 1000 / TOT)) P1=$((D1 * 1000 / TOT))
+echo "rails: rail 0 $D0 bytes ($((P0 / 10)).$((P0 % 10))%), rail 1 $D1 bytes" \
+  "($((P1 / 10)).$((P1 % 10))%), of $TOT; the soak verified or stored $V payload bytes"
+[ "$TOT" -ge "$V" ] || fail "the rails carried less than the payload ($TOT < $V)"
+[ "$P0" -ge 400 ] || fail "rail 0 carried $((P0 / 10)).$((P0 % 10))% of the bytes, below 40%"
+[ "$P1" -ge 400 ] || fail "rail 1 carried $((P1 / 10)).$((P1 % 10))% of the bytes, below 40%"
+
+echo "== each client NIC talked to the server NIC on its subnet (rxe packets)"
+# within 5% (and 50 packets): what rxe counts on one side and not the
+# other (a packet for a QP already retired)
+near() { # A B: |A - B| <= 5% of the larger + 50
+  local a=$1 b=$2 m d
+  m=$a; [ "$b" -gt "$m" ] && m=$b
+  d=$((a - b)); [ $d -lt 0 ] && d=$((-d))
+  [ $d -le $((m / 20 + 50)) ]
+}
+for n in 0 1; do
+  eval "cs=\$(( \$(pkts rxc$n sent_pkts) - S0_rxc$n )) cr=\$(( \$(pkts rxc$n rcvd_pkts) - R0_rxc$n ))"
+  eval "ss=\$(( \$(pkts rxs$n sent_pkts) - S0_rxs$n )) sr=\$(( \$(pkts rxs$n rcvd_pkts) - R0_rxs$n ))"
+  echo "rails: rail $n: rxc$n sent $cs, rxs$n received $sr; rxs$n sent $ss, rxc$n received $cr"
+  [ "$cs" -gt 0 ] && [ "$ss" -gt 0 ] || fail "rail $n moved no RoCE packet"
+  near "$cs" "$sr" || fail "rail $n: rxc$n sent $cs packets, rxs$n received $sr: another subnet's NIC served rxc$n"
+  near "$ss" "$cr" || fail "rail $n: rxs$n sent $ss packets, rxc$n received $cr"
+done
+
+echo "== the server's counters per NIC"
+stats=$(curl -s "$ENDPOINT/_hipobj/stats")
+nics=$(echo "$stats" | sed -n 's/.*"nics":\(\[[^]]*\]\).*/\1/p')
+echo "server nics: $nics"
+for n in 0 1; do
+  e=$(echo "$nics" | sed -n "s/.*{\"name\":\"rxs$n\",\([^}]*\)}.*/\1/p")
+  t=$(echo "$e" | sed -n 's/.*"transfers":\([0-9]*\).*/\1/p')
+  f=$(echo "$e" | sed -n 's/.*"failed":\([0-9]*\).*/\1/p')
+  [ -n "$e" ] || { fail "no rxs$n in the server's nics"; continue; }
+  [ "${t:-0}" -gt 0 ] || fail "rxs$n served no transfer"
+  [ "${f:-1}" -eq 0 ] || fail "rxs$n: $f failed"
+done
+echo "server connections: $(echo "$stats" | sed -n 's/.*"connections":\({[^}]*}[^}]*}\).*/\1/p')"
+exit $rc
