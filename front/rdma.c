@@ -65,6 +65,9 @@ enum hs_err hs_rdma_open_with(hs_rdma_opener open, const void *ctx,
                               struct hs_buf *why)
 {
   *out = NULL;
+  /* a list set without the parser (hs_config_set checks it) */
+  if (cfg->nic && hs_nic_list(cfg->nic, NULL, why) < 0)
+    return HS_ERR_IO;
   struct hs_rdma *r = calloc(1, sizeof *r);
   if (!r)
     return HS_ERR_NOMEM;

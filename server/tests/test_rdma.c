@@ -374,6 +374,17 @@ static void two_rails(void **state)
   assert_non_null(strstr(body, "\"store\":{")); /* the members after it */
   hs_op_free(op);
   free(obj);
+  /* a list that did not come through the parser is checked at the open */
+  struct hs_config bad = f->cfg;
+  bad.nic = "fake_srv0,fake_srv0";
+  struct hs_rdma *rd = NULL;
+  struct hs_buf why;
+  hs_buf_init(&why, 0);
+  assert_int_equal(hs_rdma_open_on(&f->w.plat, &bad, &f->stats, &rd, &why),
+                   HS_ERR_IO);
+  assert_null(rd);
+  assert_non_null(strstr(hs_buf_cstr(&why), "a NIC named twice"));
+  hs_buf_free(&why);
   *state = f;
   teardown(state);
 }
