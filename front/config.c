@@ -98,8 +98,13 @@ static const struct opt_row rows[] = {
          "how long a client has to send \"ready\" and\nthe transfer to "
          "finish (default 10000)"),
     UINT("rdma-qps", "N", rdma_qps, 1, 4096, 16,
-         "server QPs, i.e. concurrent RDMA transfers\n(default 16); more get "
-         "503"),
+         "server QPs, i.e. concurrent RDMA transfers\n(default 16); more "
+         "wait (--rdma-queue)"),
+    UINT("rdma-queue", "N", rdma_queue, 0, 65536, 0,
+         "with every QP busy, requests that wait for\none (default 4 x "
+         "--rdma-qps); more get 503"),
+    UINT("rdma-queue-wait-ms", "MS", rdma_queue_wait_ms, 1, 3600000, 1000,
+         "how long a request waits for a QP (default\n1000); then 503"),
     SIZE("rdma-chunk-size", "SIZE", rdma_chunk_size, 4096, 1ull << 30,
          1u << 20, "bytes per work request (default 1M)"),
     UINT("rdma-depth", "N", rdma_depth, 1, 32, 4,

@@ -48,6 +48,8 @@ struct hs_config {
   unsigned max_uploads;
   unsigned rdma_timeout_ms;
   unsigned rdma_qps;
+  unsigned rdma_queue;         /* 0: 4 x rdma_qps */
+  unsigned rdma_queue_wait_ms;
   unsigned rdma_depth;
   unsigned rdma_max_connections; /* client connections kept (1024) */
   unsigned rdma_idle_timeout_ms; /* closed when idle this long (60000) */

@@ -115,7 +115,8 @@ typedef struct hipObjServerConfig {
                                all of them with ALL_ACTIVE_NICS; at most
                                HIPOBJ_SERVER_MAX_NICS */
   uint32_t maxTransfers;    /* concurrent transfers per NIC (16); more
-                               get Busy */
+                               wait in the queue (maxQueued), then get
+                               Busy */
   uint32_t maxConnections;  /* client connections kept per NIC (1024) */
   uint32_t idleTimeoutMs;   /* close connections idle this long (60000) */
   uint32_t readyTimeoutMs;  /* wait for the client's ready (10000) */
@@ -128,6 +129,10 @@ typedef struct hipObjServerConfig {
   uint32_t faultSkipFinal;  /* testing clients only: the next N transfers
                                move their bytes but never send final */
   uint32_t reserved;        /* 0 */
+  uint32_t maxQueued;       /* per NIC, starts that wait for a free
+                               transfer slot when all maxTransfers are
+                               busy (4 x maxTransfers); beyond: Busy */
+  uint32_t queueWaitMs;     /* how long one waits (1000); then Busy */
 } hipObjServerConfig_t;
 
 /* GET: fill buf with len payload bytes starting at offset. PUT: take len
@@ -229,6 +234,12 @@ typedef struct hipObjServerStats {
                                   "Pacing") */
   uint64_t paceWindow;         /* the smallest such window now, bytes; 0:
                                   no NIC is paced */
+  uint64_t queued;             /* starts that waited in the queue for a
+                                  transfer slot (maxQueued) */
+  uint64_t queueRefused;       /* starts answered Busy by a full queue or
+                                  a wait that ran out (in busy) */
+  uint32_t queuedNow;          /* waiting now */
+  uint32_t maxQueuedSeen;      /* the most waiting at once */
 } hipObjServerStats_t;
 
 /* Log levels. Values are fixed. */

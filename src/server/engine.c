@@ -103,6 +103,7 @@ struct ho_engine {
   bool stopping HO_GUARDED_BY(mu);
   bool refusing HO_GUARDED_BY(mu); /* ho_engine_refuse_new() */
   unsigned running HO_GUARDED_BY(mu);
+  unsigned queued HO_GUARDED_BY(mu); /* starts waiting for a worker */
   struct sconn **conns HO_PT_GUARDED_BY(mu); /* [0, nconns) */
   unsigned nconns HO_GUARDED_BY(mu);
   struct ho_retired retired HO_GUARDED_BY(mu);
@@ -184,6 +185,10 @@ static void set_defaults(struct ho_engine_config *c)
     c->ready_timeout_ms = 10000;
   if (!c->ready_grace_ms)
     c->ready_grace_ms = 1000;
+  if (!c->queue)
+    c->queue = 4 * c->qps;
+  if (!c->queue_wait_ms)
+    c->queue_wait_ms = 1000;
   if (!c->rdma_timeout_ms)
     c->rdma_timeout_ms = 10000;
 }
@@ -463,7 +468,8 @@ static void stop_threads(struct ho_engine *e)
   ho_mutex_lock(&e->mu);
   e->stopping = true;
   pthread_cond_broadcast(&e->reaper_cv);
-  while (e->running > 0)
+  pthread_cond_broadcast(&e->changed); /* the queue gives up */
+  while (e->running > 0 || e->queued > 0)
     ho_cond_wait(&e->changed, &e->mu);
   for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
     pthread_cond_signal(&e->workers[i].go_cv);
@@ -518,6 +524,7 @@ void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out)
   out->conn_idle = 0;
   for (unsigned i = 0; i < e->nconns; i++)
     out->conn_idle += e->conns[i]->state == SC_IDLE;
+  out->queued_now = e->queued;
   ho_mutex_unlock(&e->mu);
   out->qp_transitions =
       atomic_load_explicit(&e->dev->qp_transitions, memory_order_relaxed);
@@ -1095,6 +1102,36 @@ static struct worker *reclaim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
   return w;
 }
 
+/* Every worker is busy and none can be reclaimed: wait for one, as one
+ * of at most cfg.queue waiting starts, for at most cfg.queue_wait_ms (a
+ * burst of requests beyond the workers waits instead of getting 503;
+ * docs/architecture.md). NULL: the queue is full, the wait ran out, or
+ * the engine stops. */
+static struct worker *queue_for_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
+{
+  if (e->queued >= e->cfg.queue) {
+    e->stats.queue_full++;
+    return NULL;
+  }
+  e->queued++;
+  e->stats.queued++;
+  if (e->queued > e->stats.max_queued)
+    e->stats.max_queued = e->queued;
+  struct timespec until = deadline_ts_ns((uint64_t)e->cfg.queue_wait_ms * MS);
+  struct worker *w = NULL;
+  while (!e->stopping && !e->refusing && !(w = claim_worker(e)))
+    if (ho_cond_timedwait(&e->changed, &e->mu, &until) == ETIMEDOUT) {
+      w = claim_worker(e);
+      break;
+    }
+  if (!w)
+    e->stats.queue_timeouts += !e->stopping && !e->refusing;
+  e->queued--;
+  if (e->stopping)
+    pthread_cond_broadcast(&e->changed); /* stop_threads() waits for it */
+  return w;
+}
+
 /* A client proposes a connection only once its last transfer there has
  * returned, so a transfer on it still waiting for ready is not the
  * client's: a replayed token. Cancel it now rather than let the client's
@@ -1156,7 +1193,8 @@ static enum ho_engine_start_result plan_transfer(struct ho_engine *e,
 {
   if (e->stopping || e->refusing)
     return HO_ENGINE_BUSY;
-  if (!(p->w = claim_worker(e)) && !(p->w = reclaim_worker(e)))
+  if (!(p->w = claim_worker(e)) && !(p->w = reclaim_worker(e)) &&
+      !(p->w = queue_for_worker(e)))
     return HO_ENGINE_BUSY;
   p->w->busy = true; /* held while waiting for a finishing connection */
   p->w->awaiting = true;

@@ -42,6 +42,10 @@ struct ho_engine_config {
                                  counter (pace.h): 0 on a software device,
                                  1 on any device with the counter, -1
                                  never */
+  unsigned queue;             /* with every worker busy, starts that wait
+                                 for one (default 4 x qps); beyond: busy */
+  unsigned queue_wait_ms;     /* how long one waits (default 1000); then
+                                 busy */
   unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
   unsigned ready_grace_ms;    /* with every worker busy, a transfer still
                                  waiting for ready after this long is
@@ -117,6 +121,11 @@ struct ho_engine_stats {
                                 no spare announced) */
   uint64_t qp_transitions;
   unsigned conn_live, conn_idle;
+  /* The queue for workers: starts that waited, the most waiting at once,
+   * those waiting now, and the starts refused busy because it was full or
+   * the wait ran out. */
+  uint64_t queued, queue_full, queue_timeouts;
+  unsigned max_queued, queued_now;
   /* Pacing (pace.h): looks at the device's retry counter that found new
    * retries, and the window now (bytes in flight per transfer). */
   uint64_t pace_shrinks;

@@ -11,8 +11,9 @@
 #include "server_internal.h"
 #include "server_pick.h"
 
-_Static_assert(sizeof(hipObjServerConfig_t) == HO_SERVER_CONFIG_V0,
+_Static_assert(offsetof(hipObjServerConfig_t, maxQueued) == HO_SERVER_CONFIG_V0,
                "hipObjServerConfig_t: fields are only appended");
+_Static_assert(sizeof(hipObjServerConfig_t) == 72, "ABI");
 _Static_assert(offsetof(hipObjServerConfig_t, chunkSize) == 48, "ABI");
 _Static_assert(offsetof(hipObjServerConfig_t, faultSkipFinal) == 56, "ABI");
 _Static_assert(sizeof(hipObjServerRequest_t) == HO_SERVER_REQUEST_V0,
@@ -22,7 +23,8 @@ _Static_assert(offsetof(hipObjServerReply_t, bytesTransferred) == 104, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, rdmaFailed) == 192, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, dataFirst) == 200, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, paceWindow) == 216, "appended");
-_Static_assert(sizeof(hipObjServerStats_t) == 224, "ABI");
+_Static_assert(offsetof(hipObjServerStats_t, queued) == 224, "appended");
+_Static_assert(sizeof(hipObjServerStats_t) == 248, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, readyReclaimed) == 184, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, qpTransitions) == 160, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, maxReadsInFlight) == 180, "ABI");
@@ -96,7 +98,8 @@ static bool limits_ok(const hipObjServerConfig_t *c)
                    HIPOBJ_SERVER_NO_PACING) ||
       c->reserved)
     return false;
-  if (c->maxTransfers > 4096 || c->maxConnections > 65536 || c->depth > 32)
+  if (c->maxTransfers > 4096 || c->maxConnections > 65536 || c->depth > 32 ||
+      c->maxQueued > 65536 || c->queueWaitMs > 3600000)
     return false;
   if (c->chunkSize && (c->chunkSize < 4096 || c->chunkSize > (1ull << 30)))
     return false;
@@ -120,6 +123,8 @@ static struct ho_engine_config engine_config(const hipObjServerConfig_t *c,
                                    .grace_ms = c->graceMs,
                                    .chunk_size = (size_t)c->chunkSize,
                                    .depth = c->depth,
+                                   .queue = c->maxQueued,
+                                   .queue_wait_ms = c->queueWaitMs,
                                    .ready_timeout_ms = c->readyTimeoutMs,
                                    .rdma_timeout_ms = c->rdmaTimeoutMs,
                                    .fault_skip_final = c->faultSkipFinal,
@@ -499,6 +504,11 @@ static void add_engine_stats(hipObjServerStats_t *o,
   if (e->max_reads_in_flight > o->maxReadsInFlight)
     o->maxReadsInFlight = e->max_reads_in_flight;
   o->paceShrinks += e->pace_shrinks;
+  o->queued += e->queued;
+  o->queueRefused += e->queue_full + e->queue_timeouts;
+  o->queuedNow += e->queued_now;
+  if (e->max_queued > o->maxQueuedSeen)
+    o->maxQueuedSeen = e->max_queued;
   if (e->paced && (o->paceWindow == 0 || e->pace_window < o->paceWindow))
     o->paceWindow = e->pace_window;
 }

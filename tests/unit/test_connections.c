@@ -584,7 +584,9 @@ static void offer_not_proposed_fails(void **state)
 
 static int setup_four_workers(void **state)
 {
-  struct ho_engine_config c = {.qps = 4, .ready_grace_ms = 50};
+  /* a start finding every worker busy waits 20 ms in the queue */
+  struct ho_engine_config c = {.qps = 4, .ready_grace_ms = 50,
+                               .queue_wait_ms = 20};
   return make(state, &c, 0);
 }
 

@@ -18,6 +18,7 @@
  * that keeps its connection, and a new one to the NIC on the client's
  * subnet. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -498,6 +499,66 @@ static void busy_at_max_transfers(void **state)
   hipObjServerStats_t s = stats(f);
   assert_int_equal(s.busy, 1);
   assert_int_equal(s.completed, 1);
+  assert_int_equal(s.queued, 1); /* it waited 50 ms, then Busy */
+  assert_int_equal(s.queueRefused, 1);
+}
+
+/* A start that finds every transfer slot busy waits in the queue and is
+ * served when the slot frees, instead of getting 503 (issue 23). */
+struct starter {
+  struct req *q;
+  const char *token;
+  hipObjServerStatus_t st;
+};
+
+static void *start_in_thread(void *arg)
+{
+  struct starter *s = arg;
+  s->st = start_token(s->q, s->token);
+  return NULL;
+}
+
+static void queued_start_is_served(void **state)
+{
+  struct fixture *f = *state;
+  struct req a, b;
+  char *ta = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  char *tb = app_token(f, HIPOBJ_RDMA_OP_GET, 4096);
+  req_init(&a, f, hipObjServerOpGet, 4096);
+  req_init(&b, f, hipObjServerOpGet, 4096);
+  assert_int_equal(start_token(&a, ta), hipObjServerSuccess);
+  struct starter s = {&b, tb, hipObjServerNoDevice};
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, start_in_thread, &s), 0);
+  hipObjServerStats_t st;
+  for (int i = 0; i < 2000 && (st = stats(f)).queuedNow == 0; i++)
+    sleep_ms(1);
+  assert_int_equal(st.queuedNow, 1); /* b waits for a's slot */
+  sleep_ms(100);
+  assert_int_equal(stats(f).queuedNow, 1);
+  assert_int_equal(hipObjCompleteRdmaTransfer(ta, a.reply.rdmaReply,
+                                              strlen(a.reply.rdmaReply))
+                       .opError,
+                   hipObjSuccess);
+  req_end(&a);
+  pthread_join(t, NULL);
+  assert_int_equal(s.st, hipObjServerSuccess);
+  memset(f->buf, 0, 4096);
+  assert_int_equal(hipObjCompleteRdmaTransfer(tb, b.reply.rdmaReply,
+                                              strlen(b.reply.rdmaReply))
+                       .opError,
+                   hipObjSuccess);
+  assert_memory_equal(f->buf, f->object, 4096);
+  req_end(&b);
+  hipObjPutRdmaToken(ta);
+  hipObjPutRdmaToken(tb);
+  st = stats(f);
+  assert_int_equal(st.busy, 0);
+  assert_int_equal(st.queued, 1);
+  assert_int_equal(st.queueRefused, 0);
+  assert_int_equal(st.maxQueuedSeen, 1);
+  assert_int_equal(st.queuedNow, 0);
+  assert_int_equal(st.completed, 2);
 }
 
 /* ---- transfers ---------------------------------------------------------------- */
@@ -1252,6 +1313,15 @@ static int setup_one_transfer(void **state)
 {
   hipObjServerConfig_t c = config();
   c.maxTransfers = 1;
+  c.queueWaitMs = 50; /* a start behind the held one waits 50 ms, then Busy */
+  return setup_with(state, &c);
+}
+
+static int setup_one_transfer_queued(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.maxTransfers = 1;
+  c.queueWaitMs = 5000;
   return setup_with(state, &c);
 }
 
@@ -1293,6 +1363,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(refusals, setup, teardown),
       cmocka_unit_test_setup_teardown(busy_at_max_transfers,
                                       setup_one_transfer, teardown),
+      cmocka_unit_test_setup_teardown(queued_start_is_served,
+                                      setup_one_transfer_queued, teardown),
       cmocka_unit_test_setup_teardown(get_by_callbacks, setup, teardown),
       cmocka_unit_test_setup_teardown(put_by_callbacks, setup, teardown),
       cmocka_unit_test_setup_teardown(failed_commit_is_never_success, setup,
