@@ -7,7 +7,7 @@
  * every transfer, failed ones included. Only the public API and s3mini.
  *
  *   hipobj-soak ENDPOINTS STREAMS TRANSFERS SEED [steady] [window=FILE]
- *               [min-secs=S] [after=S]
+ *               [min-secs=S] [after=S] [rail-watch]
  *
  * ENDPOINTS is a comma-separated list. A failed transfer is counted as
  * "during a restart" (a window) when FILE (default /tmp/soak-restarting)
@@ -27,9 +27,17 @@
  * With "steady", the process first makes one transfer per stream and
  * endpoint, then checks that the rest made no QP state transition on
  * either side (server stats, library info).
+ * With "rail-watch", a thread reads hipObjGetInfo()'s railStats every
+ * 20 ms while the streams run and prints each change of a rail's state or
+ * mark count as it sees it: "soak: pid P: rail I NAME down at T s, marks
+ * M, bytes B" (or "up at"), T the seconds since boot (CLOCK_BOOTTIME, as
+ * /proc/uptime), B the bytes the rail had moved then.
  * Prints "soak: pid P: N transfers, F failed, R during restart, ..." and
  * "soak: pid P: latency ..." (successful transfers: p50, p99, max; the
- * longest failure and its bound; successes after a window closed).
+ * longest failure and its bound; successes after a window closed); with
+ * more than one rail, a line per rail: "soak: pid P: rail I NAME: state
+ * up|down, marks M, transfers T, bytes B, failures F" (railStats, at the
+ * end).
  * Exit 0, or 1 on any failure outside a window, a wrong byte, or a
  * failure inside a window that is not a clean one. */
 #include <pthread.h>
@@ -62,6 +70,8 @@ static unsigned seed0;
 static atomic_ulong done, failed, restart_failed, bytes_moved, mismatched;
 static atomic_ulong unclean, refused, after_window, window_seen;
 static atomic_ullong worst_fail_us, worst_fail_bound_us;
+static int rail_watch;          /* rail-watch: print the rails' changes */
+static atomic_int watch_stop;
 
 struct object { /* what this thread last stored under a key, per endpoint */
   size_t size;
@@ -295,9 +305,59 @@ static void parse_endpoints(char *list)
     endpoints[nep++] = tok;
 }
 
+static double boot_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *rail_state(uint32_t state)
+{
+  return state == hipObjRailUp ? "up" : state == hipObjRailDown ? "down" : "not-open";
+}
+
+static int rail_info(hipObjInfo_t *i)
+{
+  memset(i, 0, sizeof *i);
+  i->size = sizeof *i;
+  return hipObjGetInfo(i).opError == hipObjSuccess ? 0 : -1;
+}
+
+/* rail-watch: each change of a rail's state or mark count, when seen (a
+ * mark and its return within one period show as the count moving). */
+static void *watch_main(void *arg)
+{
+  (void)arg;
+  static hipObjInfo_t i; /* only this thread uses it */
+  uint32_t state[HIPOBJ_INFO_MAX_RAILS];
+  uint64_t marks[HIPOBJ_INFO_MAX_RAILS] = {0};
+  for (unsigned k = 0; k < HIPOBJ_INFO_MAX_RAILS; k++)
+    state[k] = hipObjRailUp;
+  while (!atomic_load(&watch_stop)) {
+    if (rail_info(&i) == 0) {
+      for (unsigned k = 0; k < i.railCount && k < HIPOBJ_INFO_MAX_RAILS; k++) {
+        const hipObjRailStats_t *x = &i.railStats[k];
+        if (x->state == state[k] && x->marksDown == marks[k])
+          continue;
+        state[k] = x->state, marks[k] = x->marksDown;
+        printf("soak: pid %d: rail %u %s %s at %.2f s, marks %llu, bytes %llu\n",
+               (int)getpid(), k, i.rails[k].name, rail_state(x->state), boot_s(),
+               (unsigned long long)x->marksDown, (unsigned long long)x->bytes);
+        fflush(stdout);
+      }
+    }
+    usleep(20000);
+  }
+  return NULL;
+}
+
 static int run(struct stream *st, unsigned streams)
 {
   long long t0 = 0;
+  pthread_t watch;
+  if (rail_watch && pthread_create(&watch, NULL, watch_main, NULL) != 0)
+    rail_watch = 0;
   pthread_barrier_init(&warm, NULL, streams + 1);
   pthread_barrier_init(&counted, NULL, streams + 1);
   for (unsigned k = 0; k < streams; k++)
@@ -309,6 +369,10 @@ static int run(struct stream *st, unsigned streams)
   }
   for (unsigned k = 0; k < streams; k++)
     pthread_join(st[k].t, NULL);
+  if (rail_watch) {
+    atomic_store(&watch_stop, 1);
+    pthread_join(watch, NULL);
+  }
   if (!steady)
     return 0;
   long long t1 = stat_sum("qp_transitions");
@@ -363,6 +427,22 @@ static void print_retries(void)
          (unsigned long long)i.probesFailed);
 }
 
+/* With more than one rail: each rail's counters (railStats). */
+static void print_rails(void)
+{
+  static hipObjInfo_t i;
+  if (rail_info(&i) != 0 || i.railCount < 2)
+    return;
+  for (unsigned k = 0; k < i.railCount && k < HIPOBJ_INFO_MAX_RAILS; k++) {
+    const hipObjRailStats_t *x = &i.railStats[k];
+    printf("soak: pid %d: rail %u %s: state %s, marks %llu, transfers %llu, "
+           "bytes %llu, failures %llu\n",
+           (int)getpid(), k, i.rails[k].name, rail_state(x->state),
+           (unsigned long long)x->marksDown, (unsigned long long)x->transfers,
+           (unsigned long long)x->bytes, (unsigned long long)x->failures);
+  }
+}
+
 static int parse_options(int argc, char **argv)
 {
   for (int i = 5; i < argc; i++) {
@@ -374,6 +454,8 @@ static int parse_options(int argc, char **argv)
       min_secs = (unsigned)strtoul(argv[i] + 9, NULL, 10);
     else if (strncmp(argv[i], "after=", 6) == 0)
       after_secs = (unsigned)strtoul(argv[i] + 6, NULL, 10);
+    else if (strcmp(argv[i], "rail-watch") == 0)
+      rail_watch = 1;
     else
       return -1;
   }
@@ -384,7 +466,7 @@ int main(int argc, char **argv)
 {
   if (argc < 5 || parse_options(argc, argv) != 0) {
     fprintf(stderr, "usage: %s ENDPOINTS STREAMS TRANSFERS SEED [steady] "
-                    "[window=FILE] [min-secs=S] [after=S]\n",
+                    "[window=FILE] [min-secs=S] [after=S] [rail-watch]\n",
             argv[0]);
     return 2;
   }
@@ -417,6 +499,7 @@ int main(int argc, char **argv)
   }
   free(st);
   print_retries();
+  print_rails();
   hipObjShutdown();
   printf("soak: pid %d: %lu transfers, %lu failed, %lu during restart, "
          "%lu wrong, %lu bytes verified or stored, %lu unclean in the window, "
