@@ -54,6 +54,7 @@ exec "$root/tools/rxe-vm/run.sh" --quiet --test-timeout 900 --timeout 3000 \
   --file "$(command -v curl):bin/curl" \
   --file "$root/tests/vm/lib.sh:lib.sh" \
   --file "$root/tests/vm/faults.sh:faults.sh" \
+  --file "$root/tests/vm/rails.sh:rails.sh" \
   --file "$root/tools/hipobj/tests/vm/vmlib.sh:vmlib.sh" \
   "${py[@]}" "${gofile[@]}" \
   "${cases[@]}"

@@ -5,8 +5,9 @@
 #           (10.213.3.2, rxe rxs0, the server)
 #   rail 1: veth hr10 (10.213.4.1, rxe rxc1) <-> hr11 (10.213.4.2, rxs1)
 #
-# built like tests/vm/faults.sh's fault_fabric_up (policy routing sends
-# locally made packets between the two ends of a pair out of the pair).
+# (tests/vm/rails.sh, built like tests/vm/faults.sh's fault_fabric_up:
+# policy routing sends locally made packets between the two ends of a
+# pair out of the pair).
 # hipobj-test-server runs with --nic rxs0,rxs1, the clients with
 # HIPOBJ_NIC=rxc0,rxc1 (the soak's nicHint, RXE_DEV). RAILS_PROCS
 # hipobj-soak processes of RAILS_STREAMS streams x RAILS_PER transfers,
@@ -29,59 +30,16 @@
 # Prints each rail's bytes and share, the rxe packet counts and the
 # server's per-NIC counters.
 . /payload/lib.sh
+. /payload/rails.sh              # the fabric
 : "${RAILS_PROCS:=2}" "${RAILS_STREAMS:=4}" "${RAILS_PER:=500}"
 READY_TIMEOUT_S=10         # the server's --rdma-timeout-ms default
-FIP=/bin/ip                # iproute2, not busybox's (tools/rxe-vm/README.md)
 rc=0
 fail() { echo "FAIL: $*"; rc=1; }
 
-# rail_up N: veth hr${N}0 (10.213.$((3+N)).1, rxc$N) <-> hr${N}1 (.2, rxs$N)
-rail_up() {
-  local n=$1 a b net t0 t1
-  a=hr${n}0 b=hr${n}1 net=10.213.$((3 + n)) t0=$((230 + 2 * n)) t1=$((231 + 2 * n))
-  $FIP link add "$a" type veth peer name "$b" || return 1
-  for d in $a $b; do
-    $FIP link set "$d" mtu 9000 && $FIP link set "$d" up || return 1
-    echo 1 > /proc/sys/net/ipv4/conf/$d/accept_local
-    echo 0 > /proc/sys/net/ipv4/conf/$d/rp_filter
-  done
-  $FIP addr add $net.1/24 dev "$a" && $FIP addr add $net.2/24 dev "$b" || return 1
-  $FIP rule add pref $((20 + 2 * n)) to $net.2 iif lo lookup $t0 &&
-    $FIP rule add pref $((21 + 2 * n)) to $net.1 iif lo lookup $t1 &&
-    $FIP route add $net.2 dev "$a" src $net.1 table $t0 &&
-    $FIP route add $net.1 dev "$b" src $net.2 table $t1 || return 1
-  rdma link add rxc$n type rxe netdev "$a" &&
-    rdma link add rxs$n type rxe netdev "$b" || return 1
-  local hex i=0
-  hex=$(printf '0ad5:%02x' $((3 + n)))
-  while [ $i -lt 50 ]; do
-    grep -qs "ffff:${hex}02" /sys/class/infiniband/rxs$n/ports/1/gids/1 &&
-      grep -qs "ffff:${hex}01" /sys/class/infiniband/rxc$n/ports/1/gids/1 && break
-    i=$((i + 1)); usleep 100000
-  done
-  $FIP route get $net.2 from $net.1 | grep -q "dev $a" || {
-    echo "rails: $net.2 is not routed over $a"; return 1; }
-  echo "rails: rail $n: rxc$n ($net.1, $a) <-> rxs$n ($net.2, $b)"
-}
-rails_down() {
-  for n in 0 1; do
-    rdma link delete rxc$n 2>/dev/null; rdma link delete rxs$n 2>/dev/null
-    $FIP link del hr${n}0 2>/dev/null
-    $FIP rule del pref $((20 + 2 * n)) 2>/dev/null
-    $FIP rule del pref $((21 + 2 * n)) 2>/dev/null
-  done
-}
 on_exit() { stop_server; rails_down; }
 trap on_exit EXIT
 
-for m in veth; do modprobe "$m" || { echo "rails: modprobe $m failed"; exit 1; }; done
-echo 0 > /proc/sys/net/ipv4/conf/all/rp_filter
-# the local table behind the rules (t21's fabric may have done it already)
-if $FIP rule show | grep -q '^0:'; then
-  $FIP rule add pref 100 lookup local && $FIP rule del pref 0 || exit 1
-fi
-rail_up 0 || exit 1
-rail_up 1 || exit 1
+rails_fabric_up || exit 1
 grep -H . /sys/class/infiniband/rx[cs][01]/ports/1/gids/1
 
 RXE_DEV=rxs0,rxs1 start_server --rdma-qps 32 || exit 1
@@ -90,10 +48,6 @@ hipobj-vmtest "$ENDPOINT" mkbucket soak >/dev/null
 export RXE_DEV=rxc0,rxc1 HIPOBJ_NIC=rxc0,rxc1
 hipobj info --nic rxc0,rxc1 2>&1 | grep -iE 'rail|nic' | head -n 8
 
-# the bytes through a veth pair, both directions: TX of both ends
-tx() { $FIP -s link show dev "$1" | awk '/TX:/ {getline; print $1; exit}'; }
-pair() { echo $(( $(tx hr${1}0) + $(tx hr${1}1) )); }
-pkts() { cat /sys/class/infiniband/$1/ports/1/hw_counters/$2 2>/dev/null || echo 0; }
 B0=$(pair 0) B1=$(pair 1)
 for d in rxc0 rxc1 rxs0 rxs1; do
   eval "S0_$d=$(pkts $d sent_pkts) R0_$d=$(pkts $d rcvd_pkts)"
