@@ -332,10 +332,15 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   hipObjOpError_t e = ho_lease_connect(l, &reply->peer, &offer, cookie,
                                        ho_now_ns() + HO_PREBIND_WAIT_NS, &c);
   if (e != hipObjSuccess) {
-    /* a kept QP that broke under its window before ready: retried; an
-     * offer it did not propose, or a failed connect: not */
+    /* a kept QP that broke under its window before ready: retried; a
+     * connect that failed (the path to the server's QP did not resolve:
+     * the rail's link is down) is the rail's transport failing, before
+     * ready, nothing moved: retried on another rail, the rail marked; an
+     * offer it did not propose: not */
     if (l->move_failed)
       *why = HO_RETRY_KEPT_BROKEN;
+    else if (l->connect_failed)
+      *why = HO_RETRY_FABRIC;
     return e;
   }
   *why = HO_RETRY_FABRIC; /* verbs calls on a connected QP */

@@ -180,7 +180,7 @@ bool ho_railset_untried(struct ho_railset *s, uint32_t tried)
 static const char *mark_reason(enum ho_retry_cause why)
 {
   switch (why) {
-  case HO_RETRY_FABRIC: return "an error completion";
+  case HO_RETRY_FABRIC: return "an error completion or a failed connect";
   case HO_RETRY_STALLED: return "a stall";
   case HO_RETRY_SERVER: return "the server's RDMA failing on it";
   default: return NULL; /* an answer, a local error, a kept connection */

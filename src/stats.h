@@ -13,7 +13,8 @@
 /* Why a transfer was tried again (docs/protocol.md, section 7). */
 enum ho_retry_cause {
   HO_RETRY_NONE = -1,   /* not a fabric failure: not retried */
-  HO_RETRY_FABRIC = 0,  /* an error completion or a failed verbs call */
+  HO_RETRY_FABRIC = 0,  /* an error completion or a failed verbs call
+                           (a connect whose path did not resolve) */
   HO_RETRY_SERVER,      /* final says the server's RDMA failed */
   HO_RETRY_STALLED,     /* nothing from the server for the stall bound */
   HO_RETRY_KEPT_BROKEN, /* a kept connection failed before ready arrived */

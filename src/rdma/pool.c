@@ -296,6 +296,7 @@ static hipObjOpError_t connect_spare(struct ho_lease *l, const struct ho_token *
   hipObjOpError_t e = ho_conn_connect(
       k->spare, srv, ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
       ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT));
+  l->connect_failed = e != hipObjSuccess;
   k->qp = k->spare;
   k->spare = NULL;
   k->id = offer->conn_id;

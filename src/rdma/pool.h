@@ -41,6 +41,8 @@ struct ho_lease {
   bool move_failed; /* ho_lease_connect: the window bound on the kept QP
                        could not be invalidated there to move (that QP
                        broke after the bind) */
+  bool connect_failed; /* ho_lease_connect: the spare did not connect to
+                          the server's QP (its path did not resolve) */
 };
 
 struct ho_pool_config {
@@ -126,7 +128,7 @@ uint32_t ho_lease_token_qpn(const struct ho_lease *l);
  * the request is invalidated first (until deadline_ns), and the next bind
  * reuses its key, which the token named. *out is the QP to send ready on.
  * Errors: RdmaError (the offer contradicts the proposal, the window
- * cannot be moved, or the connect failed). */
+ * cannot be moved (move_failed), or the connect failed (connect_failed)). */
 hipObjOpError_t ho_lease_connect(struct ho_lease *l, const struct ho_token *srv,
                                  const struct ho_conn_offer *offer,
                                  uint64_t cookie, uint64_t deadline_ns,

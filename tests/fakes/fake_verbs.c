@@ -1996,6 +1996,10 @@ static int fake_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
     err = EINVAL;
   if (!err)
     err = fake_modify_check(qp, a, mask, &next);
+  if (!err && next == IBV_QPS_RTR && qp->ctx->dev->fault.rtr_fail_n > 0) {
+    qp->ctx->dev->fault.rtr_fail_n--; /* the path did not resolve */
+    err = qp->ctx->dev->fault.rtr_fail_err;
+  }
   if (!err) {
     fake_qp_apply(qp, a, mask);
     fake_qp_enter_state(qp, next);
@@ -2686,6 +2690,21 @@ int fake_device_force_error(const char *dev, unsigned n,
   }
   fake_leave();
   return f ? 0 : ENODEV;
+}
+
+int fake_device_fail_connect(const char *dev, unsigned n, int err)
+{
+  struct fake_dev *d;
+  if (!dev || (n > 0 && err <= 0))
+    return EINVAL;
+  fake_control_lock();
+  d = fake_dev_by_name(dev);
+  if (d) {
+    d->fault.rtr_fail_n = n;
+    d->fault.rtr_fail_err = err;
+  }
+  fake_leave();
+  return d ? 0 : ENODEV;
 }
 
 static struct fake_qp *fake_qp_find(struct ibv_qp *ibqp) HO_REQUIRES(fake_lock)

@@ -363,6 +363,12 @@ int fake_verb_fail(const char *verb, unsigned skip, unsigned count, int err);
  * 0 for an unknown name. */
 unsigned long fake_verb_calls(const char *verb);
 
+/* The next n modify_qp calls moving one of dev's QPs into RTR fail with
+ * err, as rxe's address resolution does when the route to the peer is
+ * gone (its link down: ETIMEDOUT, ENETUNREACH). n 0 clears. EINVAL: no
+ * name, or n > 0 and err <= 0; ENODEV: no such device. */
+int fake_device_fail_connect(const char *dev, unsigned n, int err);
+
 /* Drops the next n requests sent by dev's QPs (dev NULL: by any QP). A
  * drop costs a retry period, so retries may recover it. */
 int fake_device_drop_next(const char *dev, unsigned n);

@@ -64,6 +64,8 @@ struct fake_fault {
   unsigned delay_ms;
   unsigned force_n;
   enum ibv_wc_status force_status;
+  unsigned rtr_fail_n; /* modify_qp into RTR fails rtr_fail_n times */
+  int rtr_fail_err;
 };
 
 struct fake_dev {

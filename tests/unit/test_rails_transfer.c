@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -383,6 +384,34 @@ static void error_completion_retried_on_other_rail_at_once(void **state)
   assert_int_equal(i.railStats[0].transfers, 6);
 }
 
+/* A connect that fails on rail 1 (modify_qp into RTR: the path to the
+ * server's QP did not resolve, as rxe answers with the rail's link down)
+ * is the rail's transport failing before ready, nothing moved: the
+ * transfer is sent again on rail 0 and succeeds, rail 1 is marked down
+ * (the Soft-RoCE lane, t24: a GET and a PUT failed with hipObjRdmaError,
+ * not retried, when rail 1's link went down). */
+static void failed_connect_retried_on_other_rail(void **state)
+{
+  struct fixture *f = *state;
+  const uint64_t part = OBJ_SIZE / 8;
+  assert_int_equal(get(f, 0, part), hipObjSuccess); /* rail 0 */
+  assert_int_equal(fake_device_fail_connect(RAIL1, 1, ETIMEDOUT), 0);
+  assert_int_equal(put(f, part, part), hipObjSuccess); /* rail 1, then 0 */
+  assert_int_equal(fake_device_fail_connect(RAIL1, 0, 0), 0);
+  assert_int_equal(get(f, 2 * part, part), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, part);
+  assert_memory_equal(f->peer.object + part, f->buf + part, part);
+  hipObjInfo_t i = info();
+  assert_int_equal(i.transfersSucceeded, 3);
+  assert_int_equal(i.retriesFabric, 1);
+  assert_int_equal(i.railStats[1].state, hipObjRailDown);
+  assert_int_equal(i.railStats[1].marksDown, 1);
+  assert_int_equal(i.railStats[1].transfers, 1);
+  assert_int_equal(i.railStats[1].failures, 1);
+  assert_int_equal(i.railStats[0].transfers, 3);
+  assert_int_equal(i.railStats[0].failures, 0);
+}
+
 /* An answer is no rail's fault: a 501 marks nothing. */
 static void decline_marks_nothing(void **state)
 {
@@ -415,6 +444,8 @@ int main(void)
       cmocka_unit_test_setup_teardown(decline_marks_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(
           error_completion_retried_on_other_rail_at_once, setup, teardown),
+      cmocka_unit_test_setup_teardown(failed_connect_retried_on_other_rail,
+                                      setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
