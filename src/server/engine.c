@@ -159,12 +159,6 @@ static size_t wr_piece_for(const struct ho_engine *e)
 }
 
 
-/* The path MTU in bytes (IBV_MTU_256 is 1); 4096 when unknown. */
-static size_t mtu_bytes(enum ibv_mtu m)
-{
-  return m >= IBV_MTU_256 && m <= IBV_MTU_4096 ? (size_t)128 << m : 4096;
-}
-
 static void set_defaults(struct ho_engine_config *c)
 {
   if (!c->qps)
@@ -423,11 +417,11 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
     e->grace_ns = ho_retire_grace_ns(t, (uint64_t)e->cfg.grace_ms * MS);
     e->wr_piece = wr_piece_for(e);
     e->conn_attr = conn_attr_for(e);
+    unsigned mtu = ho_mtu_bytes(e->dev->active_mtu); /* 0: unknown */
     ho_pace_init(&e->pace, plat->topo, e->dev->name, e->dev->port,
                  e->cfg.pacing > 0 ||
                      (e->cfg.pacing == 0 && ho_device_is_soft(e->dev)),
-                 mtu_bytes(e->dev->active_mtu),
-                 e->cfg.chunk_size * e->cfg.depth);
+                 mtu ? mtu : 4096, e->cfg.chunk_size * e->cfg.depth);
     e->wr_piece_clean =
         e->pace.on && !e->cfg.wr_size ? e->cfg.chunk_size : e->wr_piece;
     e->finish_wait_ns = 2 * ho_qp_retry_budget_ns(t);
@@ -793,16 +787,13 @@ static int post_final_early(struct worker *w, enum final_state *fs)
 }
 
 /* The next post: a chunk while the pacing window holds one, else a
- * piece of half the window (at least an MTU, pace.h), at most what is
- * left. */
+ * piece of half the window (at least an MTU, pace.h: below a chunk), at
+ * most what is left. */
 static size_t next_post(const struct worker *w, size_t window, uint64_t left)
 {
   size_t n = w->e->cfg.chunk_size;
-  if (window < n) {
+  if (window < n)
     n = window / 2 < w->e->pace.min / 2 ? w->e->pace.min / 2 : window / 2;
-    if (n > w->e->cfg.chunk_size)
-      n = w->e->cfg.chunk_size;
-  }
   return left < n ? (size_t)left : n;
 }
 
