@@ -31,6 +31,17 @@ done
 status=0
 summaries=()
 lane() { echo; echo "=== $* ==="; }
+# vm_failed_logs LOG: the console of each VM case that failed (its last
+# 80 lines), since the lane prints only the @@TEST-END lines
+vm_failed_logs() {
+  [ -f "$1" ] || return 0
+  local name
+  for name in $(sed -n 's/.*@@TEST-END \([^ ]*\) rc=\([0-9]*\).*/\1 \2/p' "$1" |
+                awk '$2 != 0 && $2 != 77 {print $1}'); do
+    echo "--- soft-roce vm: $name failed; the end of its console"
+    tr -d '\r' <"$1" | sed -n "/@@TEST-START $name\$/,/@@TEST-END $name /p" | tail -n 80
+  done
+}
 record() { summaries+=("$1"); echo "$1"; }
 
 run_ctest() {
@@ -107,7 +118,7 @@ if [ $vm -eq 1 ] && [ -x tests/vm/run-lane.sh ]; then
   out=$(bash tests/vm/run-lane.sh 2>&1); rc=$?
   echo "$out" | tail -n 60
   record "soft-roce vm: $(echo "$out" | grep -E '^vm: [0-9]+ passed' | tail -n1)"
-  [ $rc -eq 0 ] || status=1
+  [ $rc -eq 0 ] || { status=1; vm_failed_logs build/vm-lane.log; }
   echo "lane time: $((SECONDS - t0)) s"
 fi
 

@@ -15,7 +15,7 @@
 # restart (/tmp/soak-restarting); one that starts once the restarted
 # process listens again (/tmp/soak-back) must succeed.
 . /payload/lib.sh
-: "${GW_SOAK_PER_PROC:=800}"
+: "${GW_SOAK_PER_PROC:=800}" "${GW_SOAK_MIN_OK:=800}"
 rc=0
 rm -rf /tmp/gws-be /tmp/soak-restarting /tmp/soak-back
 mkdir -p /tmp/gws-be
@@ -99,5 +99,14 @@ stats2=$(curl -s "$GW2/_hipobj/stats")
 echo "gateway 2: rdma $(echo "$stats2" | sed -n 's/.*"rdma":\({[^}]*}\).*/\1/p')"
 grep -h warning /tmp/gateway.GW.err /tmp/gateway.GW2.err 2>/dev/null | sort | uniq -c | head -n 10
 echo "gateway requests by status: $(awk '$5 ~ /^[0-9]+$/ {print $5}' /tmp/gateway.GW.err | sort | uniq -c | tr '\n' ' ')"
-[ "$moved" -ge 2000 ] || { echo "FAIL: only $moved successful transfers"; rc=1; }
+# The streams run for a time (30 s past the first restart), not for a
+# count, so how many succeed follows the host's speed (3,449 on a quiet
+# host, about half that on a loaded CI machine): the check is that every
+# process went on succeeding after both restarts, and a floor that only
+# a stalled run misses.
+[ "$moved" -ge "$GW_SOAK_MIN_OK" ] || { echo "FAIL: only $moved successful transfers (want $GW_SOAK_MIN_OK)"; rc=1; }
+for f in /tmp/gws.p*.log; do
+  a=$(sed -n 's/^soak: pid [0-9]*: latency .* \([0-9]*\) after the window$/\1/p' "$f")
+  [ "${a:-0}" -gt 0 ] || { echo "FAIL: $f: no successful transfer after the restarts"; rc=1; }
+done
 exit $rc
