@@ -21,12 +21,18 @@
 #    to the other subnet's server NIC is routed, its packets cross the
 #    other pair;
 #  - the server's /_hipobj/stats, read once its ready timeout has passed,
-#    has both NICs in "nics", each with transfers and none failed: on
-#    Soft-RoCE a connection offered on the other subnet's NIC never
-#    connects (rxe routes out of its own netdev), so the client retries
-#    elsewhere and that NIC's transfer fails when no ready came (a server
-#    choosing round robin: bench/results/2026-12-03-t23-server-rails-
-#    round-robin.txt); the client's retries are printed.
+#    has both NICs in "nics", each with transfers, and no transfer that
+#    failed for want of a ready: on Soft-RoCE a connection offered on the
+#    other subnet's NIC never connects (rxe routes out of its own
+#    netdev), so the client retries elsewhere and that NIC's transfer
+#    fails when no ready came (a server choosing round robin:
+#    bench/results/2026-12-03-t23-server-rails-round-robin.txt). A NIC's
+#    other failures must all be RDMA completion errors ("rdma_failed"),
+#    each one answered to a client that tried again and succeeded (the
+#    clients' "server rdma" retries): under TCG a guest stalled past the
+#    QP retry budget (~0.5 s; CI saw a 1.26 s transfer) ends a WRITE with
+#    retry exceeded on a link with no netem, which is what the retries
+#    are for (issue #19); one that no client retried fails the case.
 # Prints each rail's bytes and share, the rxe packet counts and the
 # server's per-NIC counters.
 . /payload/lib.sh
@@ -112,13 +118,21 @@ sleep $((READY_TIMEOUT_S + 1))  # a transfer whose ready never came has failed b
 stats=$(curl -s "$ENDPOINT/_hipobj/stats")
 nics=$(echo "$stats" | sed -n 's/.*"nics":\(\[[^]]*\]\).*/\1/p')
 echo "server nics: $nics"
+num() { echo "$stats" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+NR=$(num no_ready) RF=$(num rdma_failed)
+SR=$(sum 's/.*retries: [0-9]* fabric, \([0-9]*\) server rdma.*/\1/p')
+[ "${NR:-1}" -eq 0 ] || fail "the server failed $NR transfers for want of a ready (a NIC on the wrong subnet?)"
+FT=0
 for n in 0 1; do
   e=$(echo "$nics" | sed -n "s/.*{\"name\":\"rxs$n\",\([^}]*\)}.*/\1/p")
   t=$(echo "$e" | sed -n 's/.*"transfers":\([0-9]*\).*/\1/p')
   f=$(echo "$e" | sed -n 's/.*"failed":\([0-9]*\).*/\1/p')
   [ -n "$e" ] || { fail "no rxs$n in the server's nics"; continue; }
   [ "${t:-0}" -gt 0 ] || fail "rxs$n served no transfer"
-  [ "${f:-1}" -eq 0 ] || fail "rxs$n: $f failed"
+  FT=$((FT + ${f:-1}))
 done
+echo "rails: the server's failures: $FT on its NICs, $RF RDMA completion errors; the clients retried $SR after the server's RDMA failed"
+[ "$FT" -eq "${RF:--1}" ] || fail "the server's NICs failed $FT transfers, $RF of them RDMA completion errors"
+[ "$FT" -le "$SR" ] || fail "the server failed $FT transfers, the clients retried only $SR"
 echo "server connections: $(echo "$stats" | sed -n 's/.*"connections":\({[^}]*}[^}]*}\).*/\1/p')"
 exit $rc
