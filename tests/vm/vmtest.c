@@ -7,7 +7,8 @@
  *   hipobj-vmtest ENDPOINT CASE [ARG]
  *   cases: init, sizes, upload-part, threads N, decline, no-final,
  *          vanish, vanish-put KEY, wrong-cookie, killed, seed KEY SIZE,
- *          bench [STREAMS [MAX_SIZE]], getlat SIZE COUNT, mkbucket NAME,
+ *          bench [STREAMS [MAX_SIZE]], getlat|putlat SIZE COUNT, idle SECS,
+ *          mkbucket NAME,
  *          stats */
 #include <curl/curl.h>
 #include <pthread.h>
@@ -16,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hipobj.h"
 #include "s3mini.h"
@@ -548,10 +551,33 @@ static void case_bench(int streams, size_t max_size)
   hipObjShutdown();
 }
 
-/* One stream: COUNT GETs of one SIZE-byte object, each timed: throughput
- * and p50/p99 latency of the ones that succeeded (bench/rxe-fault-bench.sh
- * runs it under each fault profile). Every GET's bytes are compared. */
-static void case_getlat(size_t size, int count)
+/* One stream: COUNT GETs (getlat) or PUTs (putlat) of one SIZE-byte
+ * object, each timed: throughput over the timed calls and p50/p99 latency
+ * of the ones that succeeded (bench/rxe-fault-bench.sh runs both under
+ * each fault profile). Every GET's bytes are compared; every PUT stores a
+ * different pattern, read back untimed and compared. */
+static int timed_call(int put, const char *key, uint8_t *src, uint8_t *dst, size_t size,
+                      int i, double *ms, hipObjOpError_t *err)
+{
+  if (put)
+    fill(src, size, (uint8_t)(7 + i));
+  else
+    memset(dst, 0, size);
+  double t = now_s();
+  hipObjOpError_t e = put ? rdma_put(key, src, size, 0) : rdma_get(key, dst, size, 0, 0, 0);
+  *ms = (now_s() - t) * 1e3;
+  *err = e;
+  if (e != hipObjSuccess)
+    return -1;
+  if (put) {
+    memset(dst, 0, size);
+    if (rdma_get(key, dst, size, 0, 0, 0) != hipObjSuccess)
+      return 1;
+  }
+  return memcmp(src, dst, size) != 0;
+}
+
+static void case_lat(int put, size_t size, int count)
 {
   if (size == 0 || count < 1 || init() != 0)
     exit(2);
@@ -562,31 +588,90 @@ static void case_getlat(size_t size, int count)
   hipObjBufRegisterHost(src, size);
   hipObjBufRegisterHost(dst, size);
   char key[32];
-  snprintf(key, sizeof key, "getlat-%zu", size);
+  snprintf(key, sizeof key, "%slat-%zu", put ? "put" : "get", size);
   check(rdma_put(key, src, size, 0) == hipObjSuccess, "PUT %zu bytes", size);
-  int ok = 0, wrong = 0;
-  double t0 = now_s();
+  int ok = 0, wrong = 0, failed = 0;
+  double secs = 0;
+  hipObjInfo_t i0 = info_now();
   for (int i = 0; i < count; i++) {
-    memset(dst, 0, size);
-    double t = now_s();
-    if (rdma_get(key, dst, size, 0, 0, 0) != hipObjSuccess)
+    double ms;
+    hipObjOpError_t e;
+    int r = timed_call(put, key, src, dst, size, i, &ms, &e);
+    if (r < 0 && failed++ < 3)
+      printf("FAILED op=%s size=%zu call=%d ms=%.0f error=%s\n", put ? "putlat" : "getlat",
+             size, i, ms, hipObjGetErrorString(e));
+    if (r < 0)
       continue;
-    lat[ok++] = (now_s() - t) * 1e3;
-    wrong += memcmp(src, dst, size) != 0;
+    secs += ms / 1e3;
+    lat[ok++] = ms;
+    wrong += r;
   }
-  double secs = now_s() - t0;
+  hipObjInfo_t i1 = info_now();
   qsort(lat, (size_t)ok, sizeof lat[0], cmp_double);
-  check(wrong == 0, "%d of %d GETs of %zu bytes succeeded, %d with wrong bytes", ok,
-        count, size, wrong);
-  printf("BENCH op=getlat size=%zu n=%d ok=%d MBps=%.1f p50_ms=%.1f p99_ms=%.1f\n", size,
-         count, ok, (double)size * ok / secs / 1e6, ok ? lat[ok / 2] : 0.0,
-         ok ? lat[(ok * 99) / 100 < ok ? (ok * 99) / 100 : ok - 1] : 0.0);
+  const char *op = put ? "putlat" : "getlat";
+  check(wrong == 0, "%d of %d %s of %zu bytes succeeded, %d with wrong bytes", ok, count,
+        op, size, wrong);
+  printf("BENCH op=%s size=%zu n=%d ok=%d MBps=%.1f p50_ms=%.1f p99_ms=%.1f "
+         "retries_fabric=%llu retries_server_rdma=%llu retries_stalled=%llu "
+         "retries_kept_broken=%llu\n",
+         op, size, count, ok, secs > 0 ? (double)size * ok / secs / 1e6 : 0.0,
+         ok ? lat[ok / 2] : 0.0,
+         ok ? lat[(ok * 99) / 100 < ok ? (ok * 99) / 100 : ok - 1] : 0.0,
+         (unsigned long long)(i1.retriesFabric - i0.retriesFabric),
+         (unsigned long long)(i1.retriesServerRdma - i0.retriesServerRdma),
+         (unsigned long long)(i1.retriesStalled - i0.retriesStalled),
+         (unsigned long long)(i1.retriesKeptBroken - i0.retriesKeptBroken));
   fflush(stdout);
   hipObjBufDeregister(src);
   hipObjBufDeregister(dst);
   free(src);
   free(dst);
   free(lat);
+  hipObjShutdown();
+}
+
+/* The process's CPU seconds so far (getrusage: every thread, user and
+ * system). */
+static double cpu_s(void)
+{
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+         (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* One 4 KiB PUT and GET (a kept connection), then SECS seconds with no
+ * transfer, then a GET on the kept connection: the CPU the process spent
+ * while idle (bench/rxe-cpu.sh runs several at once). */
+static void case_idle(int secs)
+{
+  enum { SIZE = 4096 };
+  static uint8_t src[SIZE], dst[SIZE];
+  if (secs < 1 || init() != 0)
+    exit(2);
+  make_bucket("vmtest");
+  char key[32];
+  snprintf(key, sizeof key, "idle-%d", (int)getpid());
+  fill(src, SIZE, 11);
+  hipObjBufRegisterHost(src, SIZE);
+  hipObjBufRegisterHost(dst, SIZE);
+  check(rdma_put(key, src, SIZE, 0) == hipObjSuccess, "PUT before the idle time");
+  check(rdma_get(key, dst, SIZE, 0, 0, 0) == hipObjSuccess && !memcmp(src, dst, SIZE),
+        "GET before the idle time");
+  hipObjInfo_t i0 = info_now();
+  double c0 = cpu_s(), t0 = now_s();
+  sleep((unsigned)secs);
+  double c1 = cpu_s(), t1 = now_s();
+  memset(dst, 0, SIZE);
+  check(rdma_get(key, dst, SIZE, 0, 0, 0) == hipObjSuccess && !memcmp(src, dst, SIZE),
+        "GET after the idle time");
+  hipObjInfo_t i1 = info_now();
+  printf("IDLE pid=%d secs=%.2f cpu_ms=%.2f cpu_pct=%.3f reused=%llu\n", (int)getpid(),
+         t1 - t0, (c1 - c0) * 1e3, (c1 - c0) * 100 / (t1 - t0),
+         (unsigned long long)(i1.connectionsReused - i0.connectionsReused));
+  fflush(stdout);
+  hipObjBufDeregister(src);
+  hipObjBufDeregister(dst);
   hipObjShutdown();
 }
 
@@ -631,8 +716,10 @@ int main(int argc, char **argv)
   else if (!strcmp(c, "bench"))
     case_bench(argc > 3 ? atoi(argv[3]) : 1,
                argc > 4 ? strtoull(argv[4], NULL, 10) : (64u << 20));
-  else if (!strcmp(c, "getlat") && argc == 5)
-    case_getlat(strtoull(argv[3], NULL, 10), atoi(argv[4]));
+  else if ((!strcmp(c, "getlat") || !strcmp(c, "putlat")) && argc == 5)
+    case_lat(c[0] == 'p', strtoull(argv[3], NULL, 10), atoi(argv[4]));
+  else if (!strcmp(c, "idle") && argc == 4)
+    case_idle(atoi(argv[3]));
   else if (!strcmp(c, "mkbucket") && argc == 4)
     make_bucket(argv[3]);
   else if (!strcmp(c, "stats")) {
