@@ -16,6 +16,7 @@ cmake --build "$build" -j"$(nproc)" --target hipobj hipobj-test-server hipobj-vm
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
 "$root/tools/rxe-vm/run.sh" --quiet ${FAULT_BENCH_PROFILES:+--env "FAULT_BENCH_PROFILES=$FAULT_BENCH_PROFILES"} --test-timeout 1800 --timeout 1900 --results "$res" \
   --file "$build/src/libhipobj.so.0:lib/libhipobj.so.0" \
+  --file "$(command -v curl):bin/curl" \
   --file "$build/server/hipobj-test-server:bin/hipobj-test-server" \
   --file "$build/tests/vm/hipobj-vmtest:bin/hipobj-vmtest" \
   --file "$root/tests/vm/lib.sh:lib.sh" \
