@@ -1,0 +1,96 @@
+#!/bin/sh
+# Runs inside the Soft-RoCE VM (see bench/rxe-rails-matrix.sh): on the
+# two-rail fabric of tests/vm/rails.sh, ib_write_bw on rail 0 alone and on
+# both rails at once (initiated on the server's devices, as a GET's
+# WRITEs are), then for 1 and 2 rails x 1, 2, 4, 8 processes x 1, 4, 8
+# streams, one `hipobj bench --ops get --require-rdma` per process at
+# once. Writes raw lines to $RESULTS/matrix.txt.
+. /payload/lib.sh
+. /payload/rails.sh
+out=${RESULTS:-/tmp}/matrix.txt
+: >"$out"
+SIZE=${MATRIX_SIZE:-16777216}
+PROCS=${MATRIX_PROCS:-"1 2 4 8"} STREAMS=${MATRIX_STREAMS:-"1 4 8"}
+on_exit() { stop_server; rails_down; }
+trap on_exit EXIT
+rails_fabric_up || exit 1
+
+perf() { # perf RAIL PORT: ib_write_bw rxsN -> rxcN, 40 x 4 MiB
+  timeout 120 ib_write_bw -d rxc$1 -x 1 -s 4194304 -n 40 -F -p "$2" >/tmp/perf.$1.srv 2>&1 &
+  sleep 1
+  timeout 120 ib_write_bw -d rxs$1 -x 1 -s 4194304 -n 40 -F -p "$2" 127.0.0.1 2>&1 |
+    awk '$1 == 4194304 {print $4}' | tail -n1 >/tmp/perf.$1
+  wait
+}
+perf 0 18515
+echo "PERF rails=1 MBps=$(cat /tmp/perf.0)" | tee -a "$out"
+perf 0 18515 & perf 1 18516 & wait
+echo "PERF rails=2 MBps=$(awk '{s += $1} END {print s}' /tmp/perf.0 /tmp/perf.1)" \
+  "rail0=$(cat /tmp/perf.0) rail1=$(cat /tmp/perf.1)" | tee -a "$out"
+
+# 64 transfers of 16 MiB at once on two vCPUs take longer than the
+# defaults allow (5 s + 100 ms/MB at the client, 10 s at the server): the
+# matrix measures throughput, so both are raised.
+export HIPOBJ_TRANSFER_TIMEOUT_MS=120000
+RXE_DEV=rxs0,rxs1 start_server --rdma-qps 64 --rdma-timeout-ms 120000 || exit 1
+hipobj-vmtest "$ENDPOINT" mkbucket matrix >/dev/null
+
+field() { tr -d '\n' <"$1" | sed -n "s/.*\"$2\": \"*\([A-Za-z0-9.]*\)\"*.*/\1/p"; }
+stat() { curl -s -m 10 "$ENDPOINT/_hipobj/stats" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
+max() { awk "BEGIN {a = $1 + 0; b = $2 + 0; print (a > b ? a : b)}"; }
+WARM=${MATRIX_WARM_S:-4} WIN=${MATRIX_WINDOW_S:-6}
+# point RAILS PROCS STREAMS: every process's streams GET (each PUTs its
+# object once first); steady is the bytes through the rails' veth pairs
+# (RoCE headers and ACKs included) from WARM s after the launch over the
+# next WIN s, with every process still running at its end (else
+# "window_full=0"); wall is the GET bytes from the launch to the last exit.
+point() {
+  local nic=rxc0 iters i q t0 t1 w0 w1 b0 b1 d0 d1 ok=0 full=1 pids=""
+  [ "$1" = 2 ] && nic=rxc0,rxc1
+  iters=$(( ((600 << 20) + $2 * $3 * SIZE - 1) / ($2 * $3 * SIZE) ))
+  [ $iters -lt 2 ] && iters=2
+  local ps0 rf0 qd0
+  ps0=$(stat pace_shrinks) rf0=$(stat rdma_failed) qd0=$(stat queued)
+  t0=$(uptime_s)
+  i=1
+  while [ $i -le "$2" ]; do
+    HIPOBJ_NIC=$nic RXE_DEV=$nic hipobj bench "s3://matrix/p$i" --endpoint "$ENDPOINT" \
+      --nic "$nic" --sizes "$SIZE" --concurrency "$3" --iterations $iters --ops get \
+      --require-rdma --json >/tmp/m.$i.json 2>/tmp/m.$i.err &
+    pids="$pids $!"
+    i=$((i + 1))
+  done
+  sleep "$WARM"
+  b0=$(pair 0) b1=$(pair 1) w0=$(uptime_s)
+  sleep "$WIN"
+  d0=$(( $(pair 0) - b0 )) d1=$(( $(pair 1) - b1 )) w1=$(uptime_s)
+  for q in $pids; do kill -0 "$q" 2>/dev/null || full=0; done
+  for q in $pids; do wait "$q" && ok=$((ok + 1)); done
+  t1=$(uptime_s)
+  local p50=0 p99=0
+  i=1
+  while [ $i -le "$2" ]; do
+    if [ -n "$(field /tmp/m.$i.json mib_per_s)" ]; then
+      p50=$(max "$(field /tmp/m.$i.json p50_ms)" "$p50")
+      p99=$(max "$(field /tmp/m.$i.json p99_ms)" "$p99")
+    else
+      echo "FAILED rails=$1 procs=$2 streams=$3 proc=$i: $(tail -n 2 /tmp/m.$i.err)" | tee -a "$out"
+    fi
+    i=$((i + 1))
+  done
+  echo "POINT rails=$1 procs=$2 streams=$3 size=$SIZE iters=$iters ok=$ok window_full=$full" \
+    "steady_mibps=$(awk "BEGIN {printf \"%.1f\", ($d0 + $d1) / ($w1 - $w0) / 1048576}")" \
+    "wall_mibps=$(awk "BEGIN {printf \"%.1f\", $2 * $3 * $iters * $SIZE / ($t1 - $t0) / 1048576}")" \
+    "wall_s=$(awk "BEGIN {print $t1 - $t0}") p50_ms=$p50 p99_ms=$p99" \
+    "rail0_bytes=$d0 rail1_bytes=$d1 pace_shrinks=$(( $(stat pace_shrinks) - ps0 ))" \
+    "rdma_failed=$(( $(stat rdma_failed) - rf0 )) queued=$(( $(stat queued) - qd0 ))" | tee -a "$out"
+}
+
+for rails in 1 2; do
+  for p in $PROCS; do
+    for s in $STREAMS; do
+      point $rails $p $s
+    done
+  done
+done
+grep -q '^POINT' "$out" && ! grep -q '^FAILED' "$out"
