@@ -530,6 +530,13 @@ typedef struct {
    * railStats[i] is rails[i]'s. The connection, window and probe counters
    * above are the sums over the rails. */
   hipObjRailStats_t railStats[HIPOBJ_INFO_MAX_RAILS];
+  /* The deadline that follows progress (docs/protocol.md, section 7),
+   * from offset 3112: a transfer still moving at its deadline (its
+   * receive PSN moved since the deadline was set) gets one budget more,
+   * up to HIPOBJ_TRANSFER_MAX_MS from its start. */
+  uint64_t deadlinesMoved;    /* times a moving transfer's deadline moved */
+  uint32_t transferTimeoutMs; /* HIPOBJ_TRANSFER_TIMEOUT_MS */
+  uint32_t transferMaxMs;     /* HIPOBJ_TRANSFER_MAX_MS (0: four budgets) */
   /* New fields are appended here. */
 } hipObjInfo_t;
 

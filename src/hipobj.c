@@ -255,6 +255,17 @@ static hipObjOpError_t finish_data_first(const struct ho_instance *inst,
   return e;
 }
 
+/* A transfer's clock (docs/protocol.md, section 7): it starts at the first
+ * attempt's ready (data first: its request; or at a failure before
+ * either: deadline 0 until then); the deadline moves while the transfer
+ * moves, never past start + transfer_span_ns(). */
+struct xclock {
+  uint64_t start, deadline;
+};
+
+#define HO_PROGRESS_BUDGETS 4u /* HIPOBJ_TRANSFER_MAX_MS 0: four budgets */
+#define HO_GET_PROGRESS_SLICES 8u /* a GET moves in its deadline's last 1/8 */
+
 /* How long to wait for final: HIPOBJ_TRANSFER_TIMEOUT_MS, plus time for
  * the payload at HO_SLOWEST_LINK_BPS, so large objects on slow links are
  * not cut off and a dead server still fails in bounded time. */
@@ -264,6 +275,24 @@ static uint64_t transfer_budget_ns(const struct ho_instance *inst, uint64_t size
   return (uint64_t)inst->opts.transfer_timeout_ms * 1000000u +
          size / HO_SLOWEST_LINK_BPS * 1000000000u +
          size % HO_SLOWEST_LINK_BPS * 100u;
+}
+
+/* The most a transfer's deadline may move to, from its clock's start:
+ * HIPOBJ_TRANSFER_MAX_MS, or four budgets (0), never less than one. */
+static uint64_t transfer_span_ns(const struct ho_instance *inst, uint64_t size)
+{
+  uint64_t budget = transfer_budget_ns(inst, size);
+  uint64_t span = inst->opts.transfer_max_ms
+                      ? (uint64_t)inst->opts.transfer_max_ms * 1000000u
+                      : HO_PROGRESS_BUDGETS * budget;
+  return span > budget ? span : budget;
+}
+
+static void clock_start(const struct ho_instance *inst, struct xclock *clk,
+                        uint64_t size)
+{
+  clk->start = ho_now_ns();
+  clk->deadline = clk->start + transfer_budget_ns(inst, size);
 }
 
 /* *why: HO_RETRY_SERVER for a final that says the server's RDMA failed
@@ -306,7 +335,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
                                    struct ho_lease *l, struct ho_conn *c,
                                    uint64_t cookie,
                                    const struct ho_conn_offer *po,
-                                   const struct xfer *x, uint64_t *deadline,
+                                   const struct xfer *x, struct xclock *clk,
                                    enum ho_retry_cause *why);
 
 /* After a success reply: ride the connection or connect the spare (the
@@ -317,7 +346,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
  * failure's retry cause. */
 static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
                                  const struct ho_reply *reply,
-                                 const struct xfer *x, uint64_t *deadline,
+                                 const struct xfer *x, struct xclock *clk,
                                  enum ho_retry_cause *why)
 {
   const uint64_t cookie = reply->peer.addr;
@@ -350,14 +379,14 @@ static hipObjOpError_t finish_rc(struct ho_instance *inst, struct ho_lease *l,
   if (!inst->config.scoped) {
     if (ho_conn_set_access(c, direction_access(x)) != hipObjSuccess)
       return hipObjRdmaError;
-    e = exchange_rc(inst, l, c, cookie, &offer, x, deadline, why);
+    e = exchange_rc(inst, l, c, cookie, &offer, x, clk, why);
     /* nothing between transfers: revoked on every path (a failed
      * connection is retired as well) */
     if (ho_conn_set_access(c, 0) != hipObjSuccess && e == hipObjSuccess)
       e = hipObjRdmaError;
     return e;
   }
-  return exchange_rc(inst, l, c, cookie, &offer, x, deadline, why);
+  return exchange_rc(inst, l, c, cookie, &offer, x, clk, why);
 }
 
 /* Ready, the wait for final, and the window's end. */
@@ -365,7 +394,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
                                    struct ho_lease *l, struct ho_conn *c,
                                    uint64_t cookie,
                                    const struct ho_conn_offer *po,
-                                   const struct xfer *x, uint64_t *deadline,
+                                   const struct xfer *x, struct xclock *clk,
                                    enum ho_retry_cause *why)
 {
   const uint64_t size = x->size;
@@ -382,24 +411,32 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
   bool send_pending = true;
   if (ho_conn_send_msg(c, &ready) != hipObjSuccess)
     return hipObjRdmaError;
-  if (!*deadline) /* the transfer's clock starts at its first ready */
-    *deadline = ho_now_ns() + transfer_budget_ns(inst, size);
+  if (!clk->deadline) /* the transfer's clock starts at its first ready */
+    clock_start(inst, clk, size);
   /* The stall bound watches the receive PSN, which a GET's WRITEs move
    * packet by packet; a PUT's READ requests move it once per work request
    * (all of them at the start of a small PUT), and a READ the server
-   * retries does not move it at all: a PUT waits for its deadline. */
-  uint64_t stall = x->op == HIPOBJ_RDMA_OP_GET
-                       ? (uint64_t)inst->opts.stall_timeout_ms * 1000000u
-                       : 0;
-  /* A server that offered it answers liveness probes: one that gave the
-   * transfer up (its QP in error) is known within the interval plus our
-   * retry budget, a PUT as well as a GET. */
-  uint64_t probe = offer.probes
-                       ? (uint64_t)inst->opts.probe_interval_ms * 1000000u
-                       : 0;
+   * retries does not move it at all: a PUT has the probes. The deadline
+   * moves while the PSN does: a GET's must have moved in the deadline's
+   * last eighth, a PUT's since the deadline was set. */
+  struct ho_final_bounds b = {
+      .deadline_ns = clk->deadline,
+      .limit_ns = clk->start + transfer_span_ns(inst, size),
+      .extend_ns = transfer_budget_ns(inst, size),
+      .stall_ns = x->op == HIPOBJ_RDMA_OP_GET
+                      ? (uint64_t)inst->opts.stall_timeout_ms * 1000000u
+                      : 0,
+      /* A server that offered it answers liveness probes: one that gave
+       * the transfer up (its QP in error) is known within the interval
+       * plus our retry budget, a PUT as well as a GET. */
+      .probe_ns = offer.probes
+                      ? (uint64_t)inst->opts.probe_interval_ms * 1000000u
+                      : 0,
+      .slices = x->op == HIPOBJ_RDMA_OP_GET ? HO_GET_PROGRESS_SLICES : 1};
   struct ho_msg fin;
-  enum ho_wait_end r =
-      ho_conn_wait_final(c, &send_pending, *deadline, stall, probe, &fin);
+  enum ho_wait_end r = ho_conn_wait_final(c, &send_pending, &b, &fin);
+  clk->deadline = b.deadline_ns;
+  ho_stats_deadline_moves(&inst->stats, b.moves);
   *why = wait_cause(r, offer.reuse, !send_pending);
   if (r != HO_WAIT_DONE)
     return hipObjRdmaError;
@@ -407,7 +444,7 @@ static hipObjOpError_t exchange_rc(struct ho_instance *inst,
   /* Closed here, before the call returns; after a failure the window is
    * freed when the lease ends (ho_pool_release), after its QP is retired. */
   if (e == hipObjSuccess)
-    e = ho_lease_close_window(l, c, *deadline);
+    e = ho_lease_close_window(l, c, clk->deadline);
   return e;
 }
 
@@ -422,16 +459,16 @@ static bool exchange_failed_midway(hipObjOpError_t e, int status)
 /* What the reply says, with or without data first. */
 static hipObjOpError_t finish(struct ho_instance *inst, struct ho_lease *l,
                               const struct ho_reply *reply, bool data_first,
-                              const struct xfer *x, uint64_t *deadline,
+                              const struct xfer *x, struct xclock *clk,
                               enum ho_retry_cause *why)
 {
   if (reply->done || reply->rdma_failed) {
     if (data_first)
-      return finish_data_first(inst, l, reply, x, *deadline, why);
+      return finish_data_first(inst, l, reply, x, clk->deadline, why);
     ho_warn("the server answered data first to a token that did not offer it");
     return hipObjRdmaError;
   }
-  return finish_rc(inst, l, reply, x, deadline, why);
+  return finish_rc(inst, l, reply, x, clk, why);
 }
 
 /* After the exchange (e its result so far): the transfer's end, and
@@ -439,11 +476,11 @@ static hipObjOpError_t finish(struct ho_instance *inst, struct ho_lease *l,
 static hipObjOpError_t conclude(struct ho_instance *inst, struct ho_lease *l,
                                 hipObjOpError_t e, const struct ho_reply *reply,
                                 int status, bool data_first,
-                                const struct xfer *x, uint64_t *deadline,
+                                const struct xfer *x, struct xclock *clk,
                                 enum ho_retry_cause *why)
 {
   if (e == hipObjSuccess)
-    e = finish(inst, l, reply, data_first, x, deadline, why);
+    e = finish(inst, l, reply, data_first, x, clk, why);
   /* data first, a 500 may come from a transfer that ran: the server has
    * retired the connection */
   l->failed = exchange_failed_midway(e, status) || reply->rdma_failed ||
@@ -459,7 +496,7 @@ static hipObjOpError_t conclude(struct ho_instance *inst, struct ho_lease *l,
 static hipObjOpError_t leased_exchange(struct ho_instance *inst,
                                        struct ho_lease *l, const struct xfer *x,
                                        const hipObjOps_t *ops, void *ctx,
-                                       uint64_t *deadline,
+                                       struct xclock *clk,
                                        enum ho_retry_cause *why)
 {
   char token[HO_TOKEN_HEX + 1];
@@ -471,10 +508,10 @@ static hipObjOpError_t leased_exchange(struct ho_instance *inst,
   hipObjOpError_t e = mint_token(inst, l, x, df, token);
   if (e != hipObjSuccess)
     return e;
-  if (df && !*deadline) /* the clock starts as the payload may move */
-    *deadline = ho_now_ns() + transfer_budget_ns(inst, x->size);
+  if (df && !clk->deadline) /* the clock starts as the payload may move */
+    clock_start(inst, clk, x->size);
   e = ho_control_exchange(ops, ctx, token, &reply, &status);
-  return conclude(inst, l, e, &reply, status, df, x, deadline, why);
+  return conclude(inst, l, e, &reply, status, df, x, clk, why);
 }
 
 static hipObjOpError_t flush_if_direct(struct ho_instance *inst,
@@ -500,7 +537,7 @@ static hipObjOpError_t on_rail(struct ho_instance *inst, unsigned r,
  * pool, the exchange, the lease returned. */
 static hipObjOpError_t attempt(struct ho_instance *inst, unsigned r,
                                const struct xfer *in, const hipObjOps_t *ops,
-                               void *ctx, uint64_t *deadline,
+                               void *ctx, struct xclock *clk,
                                enum ho_retry_cause *why, int *native)
 {
   struct xfer x = *in;
@@ -512,7 +549,7 @@ static hipObjOpError_t attempt(struct ho_instance *inst, unsigned r,
                         &lease);
   if (e != hipObjSuccess)
     return e;
-  e = leased_exchange(inst, &lease, &x, ops, ctx, deadline, why);
+  e = leased_exchange(inst, &lease, &x, ops, ctx, clk, why);
   if (e == hipObjSuccess && x.op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(inst, x.b, native);
   ho_pool_release(&lease);
@@ -525,11 +562,11 @@ static hipObjOpError_t attempt(struct ho_instance *inst, unsigned r,
 static hipObjOpError_t placed_attempt(struct ho_instance *inst,
                                       const struct xfer *x,
                                       const hipObjOps_t *ops, void *ctx,
-                                      uint64_t *deadline, uint32_t *tried,
+                                      struct xclock *clk, uint32_t *tried,
                                       enum ho_retry_cause *why, int *native)
 {
   unsigned r = ho_railset_pick(&inst->rails, *tried, ho_now_ns());
-  hipObjOpError_t e = attempt(inst, r, x, ops, ctx, deadline, why, native);
+  hipObjOpError_t e = attempt(inst, r, x, ops, ctx, clk, why, native);
   ho_railset_done(&inst->rails, r, e == hipObjSuccess, x->size,
                   e == hipObjSuccess ? HO_RETRY_NONE : *why, ho_now_ns());
   if (e != hipObjSuccess)
@@ -572,20 +609,20 @@ static hipObjOpError_t attempts(struct ho_instance *inst, const struct xfer *x,
 {
   const unsigned retries = inst->opts.retries;
   const uint64_t budget = transfer_budget_ns(inst, x->size);
-  uint64_t deadline = 0; /* set when the first attempt sends ready */
-  uint32_t tried = 0;    /* the rails that failed it */
+  struct xclock clk = {0}; /* started when the first attempt sends ready */
+  uint32_t tried = 0;      /* the rails that failed it */
   for (unsigned n = 0;; n++) {
     enum ho_retry_cause why;
     hipObjOpError_t e =
-        placed_attempt(inst, x, ops, ctx, &deadline, &tried, &why, native);
-    if (!deadline) /* it failed before ready: the clock starts now */
-      deadline = ho_now_ns() + budget;
+        placed_attempt(inst, x, ops, ctx, &clk, &tried, &why, native);
+    if (!clk.deadline) /* it failed before ready: the clock starts now */
+      clock_start(inst, &clk, x->size);
     if (e == hipObjSuccess || why == HO_RETRY_NONE || n >= retries ||
-        ho_now_ns() >= deadline)
+        ho_now_ns() >= clk.deadline)
       return e;
     ho_stats_retry(&inst->stats, why);
     if (!ho_railset_untried(&inst->rails, tried))
-      wait_for_slot(deadline - budget, budget, retries, n);
+      wait_for_slot(clk.start, budget, retries, n);
   }
 }
 
@@ -792,11 +829,11 @@ hipObjError_t hipObjCompleteRdmaTransfer(const char *token, const char *reply,
   e = ho_control_check_reply(reply, replyLen, &r, &status);
   const struct xfer t = app_xfer_of(x);
   enum ho_retry_cause why = HO_RETRY_NONE; /* the application retries */
-  uint64_t deadline = x->data_first /* else from ready */
-                          ? ho_now_ns() + transfer_budget_ns(x->inst, x->size)
-                          : 0;
+  struct xclock clk = {0}; /* data first: from here; else from ready */
+  if (x->data_first)
+    clock_start(x->inst, &clk, x->size);
   e = conclude(x->inst, &x->lease, e, &r, status, x->data_first, &t,
-               &deadline, &why);
+               &clk, &why);
   if (e == hipObjSuccess && x->op == HIPOBJ_RDMA_OP_GET)
     e = flush_if_direct(x->inst, x->buf, &native);
   ho_stats_transfer(&x->inst->stats, x->op, x->size, e);

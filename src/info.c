@@ -74,7 +74,10 @@ _Static_assert(offsetof(hipObjRailStats_t, failures) == 16, "hipObjRailStats_t")
 _Static_assert(offsetof(hipObjRailStats_t, marksDown) == 24, "hipObjRailStats_t");
 _Static_assert(offsetof(hipObjRailStats_t, inFlight) == 32, "hipObjRailStats_t");
 _Static_assert(offsetof(hipObjRailStats_t, state) == 36, "hipObjRailStats_t");
-_Static_assert(sizeof(hipObjInfo_t) == 3112, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, deadlinesMoved) == 3112, "appended");
+_Static_assert(offsetof(hipObjInfo_t, transferTimeoutMs) == 3120, "hipObjInfo_t");
+_Static_assert(offsetof(hipObjInfo_t, transferMaxMs) == 3124, "hipObjInfo_t");
+_Static_assert(sizeof(hipObjInfo_t) == 3128, "hipObjInfo_t");
 _Static_assert(HIPOBJ_INFO_MAX_ERRORS > hipObjBusy, "a failure slot per code");
 _Static_assert((int)HO_GID_IB == (int)hipObjGidIb &&
                    (int)HO_GID_ROCE_V1 == (int)hipObjGidRoceV1 &&
@@ -205,6 +208,8 @@ static void fill(struct ho_instance *inst, hipObjInfo_t *o)
   o->probeIntervalMs = inst->opts.probe_interval_ms;
   o->probesSent = ho_railset_probes(&inst->rails, false);
   o->probesFailed = ho_railset_probes(&inst->rails, true);
+  o->transferTimeoutMs = inst->opts.transfer_timeout_ms;
+  o->transferMaxMs = inst->opts.transfer_max_ms;
 }
 
 hipObjError_t hipObjGetInfo(hipObjInfo_t *info)

@@ -164,6 +164,8 @@ static const struct opt_row rows[] = {
      TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 30000, "30000"},
     {"HIPOBJ_TRANSFER_TIMEOUT_MS", OPT_UNSIGNED, FIELD(transfer_timeout_ms),
      TIMEOUT_MS_MIN, TIMEOUT_MS_MAX, 5000, "5000"},
+    {"HIPOBJ_TRANSFER_MAX_MS", OPT_UNSIGNED, FIELD(transfer_max_ms), 0,
+     TIMEOUT_MS_MAX, 0, "four transfer timeouts"},
     {"HIPOBJ_MAX_CONNECTIONS", OPT_UNSIGNED, FIELD(max_connections), 1,
      MAX_CONNECTIONS_MAX, 0, "twice HIPOBJ_MAX_TRANSFERS"},
     {"HIPOBJ_MAX_RAILS", OPT_UNSIGNED, FIELD(max_rails), 1, MAX_RAILS_MAX, 0,

@@ -14,6 +14,10 @@ struct ho_options {
                                    rail */
   unsigned stage_timeout_ms;    /* HIPOBJ_STAGE_TIMEOUT_MS: 30000, 1..86400000 */
   unsigned transfer_timeout_ms; /* HIPOBJ_TRANSFER_TIMEOUT_MS: 5000, 1..86400000 */
+  unsigned transfer_max_ms;     /* HIPOBJ_TRANSFER_MAX_MS: 0 (four budgets:
+                                   HIPOBJ_TRANSFER_TIMEOUT_MS plus 100 ms a
+                                   MB, four times), 0..86400000: the latest
+                                   a moving transfer's deadline moves to */
   unsigned max_connections;     /* HIPOBJ_MAX_CONNECTIONS: 0 (twice
                                    max_transfers), 1..4096; at least
                                    max_transfers are kept */

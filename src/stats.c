@@ -32,8 +32,15 @@ void ho_stats_retry(struct ho_stats *s, enum ho_retry_cause why)
     add(&s->retries[why], 1);
 }
 
+void ho_stats_deadline_moves(struct ho_stats *s, unsigned n)
+{
+  if (n)
+    add(&s->deadline_moves, n);
+}
+
 void ho_stats_read(struct ho_stats *s, hipObjInfo_t *out)
 {
+  out->deadlinesMoved = get(&s->deadline_moves);
   out->transfers = get(&s->transfers);
   out->transfersSucceeded = get(&s->succeeded);
   out->bytesGet = get(&s->bytes_get);

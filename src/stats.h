@@ -28,6 +28,7 @@ struct ho_stats {
   atomic_uint_fast64_t bytes_put;
   atomic_uint_fast64_t failures[HIPOBJ_INFO_MAX_ERRORS];
   atomic_uint_fast64_t retries[HO_RETRY_CAUSES];
+  atomic_uint_fast64_t deadline_moves;
 };
 
 /* One transfer returned with e: op is HIPOBJ_RDMA_OP_GET or _PUT, size its
@@ -37,6 +38,9 @@ void ho_stats_transfer(struct ho_stats *s, int op, uint64_t size,
 
 /* A transfer is tried again for `why`. MT-Safe. */
 void ho_stats_retry(struct ho_stats *s, enum ho_retry_cause why);
+
+/* A transfer's deadline moved n times, the transfer still moving. */
+void ho_stats_deadline_moves(struct ho_stats *s, unsigned n);
 
 /* Copies the counters into their fields of *out. MT-Safe. */
 void ho_stats_read(struct ho_stats *s, hipObjInfo_t *out);

@@ -745,15 +745,17 @@ static bool stalled(struct ho_conn *c, uint64_t stall_ns, uint64_t now,
 }
 
 /* The next wake of ho_conn_wait_final: the deadline, or sooner to look
- * at the PSN (stall bound) or to probe. */
-static uint64_t next_wake(uint64_t deadline_ns, uint64_t stall_ns,
-                          uint64_t probe_at)
+ * at the PSN (stall bound, progress), or to probe. */
+static uint64_t next_wake(const struct ho_final_bounds *b, uint64_t probe_at,
+                          uint64_t look_at)
 {
-  uint64_t until = deadline_ns, now = ho_now_ns();
-  if (stall_ns && now + stall_ns / STALL_SLICES < until)
-    until = now + stall_ns / STALL_SLICES;
+  uint64_t until = b->deadline_ns, now = ho_now_ns();
+  if (b->stall_ns && now + b->stall_ns / STALL_SLICES < until)
+    until = now + b->stall_ns / STALL_SLICES;
   if (probe_at && probe_at < until)
     until = probe_at;
+  if (look_at && look_at < until)
+    until = look_at;
   return until;
 }
 
@@ -769,30 +771,81 @@ static uint64_t maybe_probe(struct ho_conn *c, bool send_pending,
   return now + probe_ns;
 }
 
+/* The deadline follows progress: the receive PSN is looked at (the mark)
+ * 1/b->slices of extend_ns before the deadline (slices 0 or 1: when the
+ * deadline is set); at the deadline, a transfer whose PSN moved since the
+ * mark still moves, and the deadline moves to now + extend_ns, at most to
+ * the limit. A transfer that stopped before the mark gets no more time. */
+struct progress {
+  uint64_t look_at; /* when to take the mark (0: taken, or no progress) */
+  uint32_t mark;
+};
+
+static void progress_arm(struct progress *p, const struct ho_final_bounds *b,
+                         uint32_t psn)
+{
+  uint64_t before = b->slices > 1 ? b->extend_ns / b->slices : 0;
+  p->mark = psn;
+  p->look_at = before && b->deadline_ns > before ? b->deadline_ns - before : 0;
+}
+
+static void progress_look(struct ho_conn *c, struct progress *p, uint64_t now)
+{
+  bool ok = false;
+  if (!p->look_at || now < p->look_at)
+    return;
+  uint32_t psn = rq_psn(c, &ok);
+  if (ok)
+    p->mark = psn;
+  p->look_at = 0;
+}
+
+static bool move_deadline(struct ho_conn *c, struct ho_final_bounds *b,
+                          struct progress *p, uint64_t now)
+{
+  bool ok = false;
+  if (!b->extend_ns || now >= b->limit_ns)
+    return false;
+  uint32_t psn = rq_psn(c, &ok);
+  ho_debug("QP 0x%x: at the deadline the receive PSN is 0x%x, 0x%x at the "
+           "mark: %s", c->qp->qp_num, psn, p->mark,
+           ok && psn != p->mark ? "still moving, the deadline moves"
+                                : "not moving");
+  if (!ok || psn == p->mark)
+    return false;
+  b->deadline_ns = b->limit_ns - now > b->extend_ns ? now + b->extend_ns
+                                                    : b->limit_ns;
+  b->moves++;
+  progress_arm(p, b, psn);
+  return true;
+}
+
 enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
-                                    uint64_t deadline_ns, uint64_t stall_ns,
-                                    uint64_t probe_ns, struct ho_msg *m)
+                                    struct ho_final_bounds *b,
+                                    struct ho_msg *m)
 {
   struct msg_wait w = {send_pending, false, false, m};
   bool ok = false;
-  uint32_t psn = stall_ns ? rq_psn(c, &ok) : 0;
+  uint32_t psn = b->stall_ns || b->extend_ns ? rq_psn(c, &ok) : 0;
+  struct progress pr;
+  progress_arm(&pr, b, psn);
   uint64_t moved_at = ho_now_ns();
-  uint64_t probe_at = probe_ns ? moved_at + probe_ns : 0;
+  uint64_t probe_at = b->probe_ns ? moved_at + b->probe_ns : 0;
   for (;;) {
-    enum ho_wait_end r =
-        ho_conn_wait(c, next_wake(deadline_ns, stall_ns, probe_at), NULL,
-                     1000, take_msg, &w);
+    enum ho_wait_end r = ho_conn_wait(c, next_wake(b, probe_at, pr.look_at),
+                                      NULL, 1000, take_msg, &w);
     if (r == HO_WAIT_ERROR && w.malformed)
       return HO_WAIT_MALFORMED;
     if (r != HO_WAIT_TIMEOUT)
       return r;
     uint64_t now = ho_now_ns();
-    if (now >= deadline_ns) {
+    if (now >= b->deadline_ns && !move_deadline(c, b, &pr, now)) {
       report_timeout(c, w.got);
       return HO_WAIT_TIMEOUT;
     }
-    probe_at = maybe_probe(c, *send_pending, probe_ns, probe_at, now);
-    if (stall_ns && stalled(c, stall_ns, now, &psn, &moved_at))
+    progress_look(c, &pr, now);
+    probe_at = maybe_probe(c, *send_pending, b->probe_ns, probe_at, now);
+    if (b->stall_ns && stalled(c, b->stall_ns, now, &psn, &moved_at))
       return HO_WAIT_STALLED;
   }
 }

@@ -203,18 +203,33 @@ bool ho_conn_usable(struct ho_conn *c);
  * HO_WAIT_ERROR, whatever the caller waits for. */
 hipObjOpError_t ho_conn_probe(struct ho_conn *c);
 
+/* The bounds of the client's wait for final (ho_conn_wait_final). */
+struct ho_final_bounds {
+  uint64_t deadline_ns; /* in, out: moved later while the transfer moves */
+  uint64_t limit_ns;    /* the deadline is never moved past it */
+  uint64_t extend_ns;   /* one move: to now + extend_ns (0: never moved) */
+  uint64_t stall_ns;    /* 0: no stall bound */
+  uint64_t probe_ns;    /* 0: no liveness probes */
+  unsigned slices;      /* the PSN must have moved in the deadline's last
+                           1/slices of extend_ns (0, 1: since it was set) */
+  unsigned moves;       /* out: how often the deadline moved */
+};
+
 /* The client's wait for final (ho_conn_wait_msg's sequence) with a stall
  * bound: HO_WAIT_STALLED when the QP's receive PSN (ibv_query_qp) has not
- * moved for stall_ns while nothing arrived: the peer has sent nothing for
- * that long, so a server whose RDMA failed is known without waiting for
- * deadline_ns (docs/protocol.md, section 7). stall_ns 0: no bound. With
- * probe_ns (0: none), once our send completed, a liveness probe
- * (ho_conn_probe) every probe_ns while no final came: a server whose QP
- * gave up is known within probe_ns plus our retry budget, for a PUT as
- * for a GET. A timeout is reported once, as by ho_conn_wait_msg(). */
+ * moved for b->stall_ns while nothing arrived: the peer has sent nothing
+ * for that long, so a server whose RDMA failed is known without waiting
+ * for the deadline (docs/protocol.md, section 7). With b->probe_ns, once
+ * our send completed, a liveness probe (ho_conn_probe) every probe_ns
+ * while no final came: a server whose QP gave up is known within
+ * probe_ns plus our retry budget, for a PUT as for a GET. The deadline
+ * follows progress: when it comes and the receive PSN (the server's
+ * WRITEs of a GET, its READ requests of a PUT) moved in its last
+ * 1/b->slices of b->extend_ns, it moves to now + b->extend_ns, at most to
+ * b->limit_ns. A timeout is reported once, as by ho_conn_wait_msg(). */
 enum ho_wait_end ho_conn_wait_final(struct ho_conn *c, bool *send_pending,
-                                    uint64_t deadline_ns, uint64_t stall_ns,
-                                    uint64_t probe_ns, struct ho_msg *m);
+                                    struct ho_final_bounds *b,
+                                    struct ho_msg *m);
 
 /* Wait until the peer's message arrives in the receive slot and our own
  * send (if one is outstanding: *send_pending) completed, or the deadline

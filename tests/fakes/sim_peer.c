@@ -19,6 +19,8 @@ static int io_read(void *ctx, uint64_t off, void *buf, size_t n)
   struct sim_io *io = ctx;
   if (off > io->size || n > io->size - off)
     return -1;
+  if (io->peer->chunk_delay_ms)
+    usleep(io->peer->chunk_delay_ms * 1000u);
   memcpy(buf, io->peer->object + io->off + off, n);
   return 0;
 }
@@ -28,6 +30,8 @@ static int io_write(void *ctx, uint64_t off, const void *buf, size_t n)
   struct sim_io *io = ctx;
   if (off > io->size || n > io->size - off)
     return -1;
+  if (io->peer->chunk_delay_ms)
+    usleep(io->peer->chunk_delay_ms * 1000u);
   memcpy(io->scratch + off, buf, n);
   return 0;
 }

@@ -20,6 +20,8 @@ struct sim_peer {
   size_t object_size;
   atomic_uint puts_committed;
   unsigned commit_delay_ms; /* a slow store: each PUT's commit waits so long */
+  unsigned chunk_delay_ms;  /* a slow store: each chunk read or written
+                               waits so long (a transfer that moves slowly) */
 };
 
 /* An engine on the world's server NIC, with cfg (NULL: defaults). */

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The options parser on arbitrary values: the input is split at NUL bytes
- * into up to nineteen values, given in turn to HIPOBJ_MAX_TRANSFERS,
+ * into up to twenty values, given in turn to HIPOBJ_MAX_TRANSFERS,
  * HIPOBJ_STAGE_TIMEOUT_MS, HIPOBJ_TRANSFER_TIMEOUT_MS, HIPOBJ_DMABUF,
  * HIPOBJ_REQUIRE_GPU_DIRECT, HIPOBJ_RDMA_DEBUG, HIPOBJ_GPU_RUNTIME,
  * HIPOBJ_MAX_CONNECTIONS, HIPOBJ_IDLE_TIMEOUT_MS, HIPOBJ_WAIT_TIMEOUT_MS,
  * HIPOBJ_SCOPED_TOKENS, HIPOBJ_REQUIRE_SCOPED_TOKENS, HIPOBJ_MAX_RAILS,
  * HIPOBJ_RETRIES, HIPOBJ_STALL_TIMEOUT_MS, HIPOBJ_SPIN_US,
- * HIPOBJ_DATA_FIRST, HIPOBJ_PROBE_INTERVAL_MS and HIPOBJ_FAILBACK_MS.
+ * HIPOBJ_DATA_FIRST, HIPOBJ_PROBE_INTERVAL_MS, HIPOBJ_FAILBACK_MS and
+ * HIPOBJ_TRANSFER_MAX_MS.
  * Whatever they hold, every field must stay in its documented range. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include "common/clock.h"
 #include "options.h"
 
-#define NVARS 19
+#define NVARS 20
 
 static const char *const names[NVARS] = {
     "HIPOBJ_MAX_TRANSFERS",      "HIPOBJ_STAGE_TIMEOUT_MS",
@@ -27,7 +28,7 @@ static const char *const names[NVARS] = {
     "HIPOBJ_MAX_RAILS",          "HIPOBJ_RETRIES",
     "HIPOBJ_STALL_TIMEOUT_MS",   "HIPOBJ_SPIN_US",
     "HIPOBJ_DATA_FIRST",         "HIPOBJ_PROBE_INTERVAL_MS",
-    "HIPOBJ_FAILBACK_MS",
+    "HIPOBJ_FAILBACK_MS",        "HIPOBJ_TRANSFER_MAX_MS",
 };
 
 struct values {
@@ -56,6 +57,8 @@ static void check(const struct ho_options *o)
   if (o->max_rails > 16)
     abort();
   if (o->failback_ms < 1 || o->failback_ms > 86400000u)
+    abort();
+  if (o->transfer_max_ms > 86400000u)
     abort();
   if (o->retries > 10 || o->stall_timeout_ms > 86400000u ||
       o->probe_interval_ms > 86400000u)

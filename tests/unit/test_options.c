@@ -111,6 +111,7 @@ static void assert_defaults(const struct ho_options *o)
   assert_int_equal(o->max_transfers, 16);
   assert_int_equal(o->stage_timeout_ms, 30000);
   assert_int_equal(o->transfer_timeout_ms, 5000);
+  assert_int_equal(o->transfer_max_ms, 0);
   assert_int_equal(o->max_connections, 0); /* twice max_transfers */
   assert_int_equal(o->max_rails, 0);       /* the rails rule's count */
   assert_int_equal(o->failback_ms, 5000);
@@ -150,7 +151,7 @@ static void test_nothing_set_is_quiet(void **state)
   capture_end(&c);
   expect_quiet(&c);
   assert_defaults(&o);
-  assert_int_equal(e.lookups, 19); /* each variable read once */
+  assert_int_equal(e.lookups, 20); /* each variable read once */
 }
 
 static void test_null_arguments(void **state)
@@ -299,6 +300,17 @@ static void test_stall_timeout(void **state)
   static const char *const bad[] = {"86400001", "2s"};
   check_int_invalid("HIPOBJ_STALL_TIMEOUT_MS", bad, sizeof bad / sizeof bad[0],
                     "using 3000");
+}
+
+static void test_transfer_max(void **state)
+{
+  (void)state;
+  static const struct int_case ok[] = {{"0", 0}, {"60000", 60000}, {"86400000", 86400000}};
+  check_int_valid("HIPOBJ_TRANSFER_MAX_MS", ok, sizeof ok / sizeof ok[0],
+                  offsetof(struct ho_options, transfer_max_ms));
+  static const char *const bad[] = {"86400001", "1m", "-1"};
+  check_int_invalid("HIPOBJ_TRANSFER_MAX_MS", bad, sizeof bad / sizeof bad[0],
+                    "using 0");
 }
 
 static void test_probe_interval(void **state)
@@ -609,7 +621,7 @@ static void test_env_var_list(void **state)
       assert_string_not_equal(names[k], names[n]);
     n++;
   }
-  assert_int_equal(n, 19);
+  assert_int_equal(n, 20);
   bool conns = false, idle = false;
   for (uint32_t k = 0; k < n; k++) {
     conns |= !strcmp(names[k], "HIPOBJ_MAX_CONNECTIONS");
@@ -638,6 +650,7 @@ int main(void)
       cmocka_unit_test(test_max_transfers_invalid),
       cmocka_unit_test(test_stage_timeout),
       cmocka_unit_test(test_transfer_timeout),
+      cmocka_unit_test(test_transfer_max),
       cmocka_unit_test(test_wait_timeout),
       cmocka_unit_test(test_retries),
       cmocka_unit_test(test_stall_timeout),

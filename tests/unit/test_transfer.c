@@ -105,6 +105,35 @@ static int setup_stall(void **state) { return setup_stall_with(state, 3000, 0); 
 static int setup_stall_short(void **state) { return setup_stall_with(state, 600, 0); }
 static int setup_probe(void **state) { return setup_stall_with(state, 3000, 200); }
 
+/* A slow fabric: PSN mode (query_qp reports the live receive PSN, which
+ * each WRITE and each READ request moves), answer first on every
+ * transfer (the client waits for final), a deadline of 300 ms plus 100 ms
+ * a MB, and the deadline's limit HIPOBJ_TRANSFER_MAX_MS = max_ms. */
+static int setup_progress_with(void **state, unsigned max_ms)
+{
+  struct fixture *f = calloc(1, sizeof *f);
+  if (!f || world_create(&f->w, NULL) != 0)
+    return -1;
+  fake_fabric_set_psn(true);
+  f->w.opts.transfer_timeout_ms = 300;
+  f->w.opts.transfer_max_ms = max_ms;
+  f->w.opts.data_first = false;
+  if (world_init(&f->w, NULL) != hipObjSuccess &&
+      world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
+    return -1;
+  if (sim_peer_create(&f->peer, &f->w.plat, NULL, OBJ_SIZE) != 0)
+    return -1;
+  fill(f->peer.object, OBJ_SIZE, 7);
+  f->buf = aligned_alloc(4096, BUF_SIZE);
+  if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static int setup_progress(void **state) { return setup_progress_with(state, 20000); }
+static int setup_progress_capped(void **state) { return setup_progress_with(state, 900); }
+
 static int teardown(void **state)
 {
   struct fixture *f = *state;
@@ -1011,6 +1040,81 @@ static void four_gib_limit(void **state)
   munmap(big, four + 4096);
 }
 
+/* A transfer that moves slowly but steadily (32 chunks of 64 KiB, the
+ * store taking 40 ms each: at least 1.28 s) outlives its deadline (300 ms
+ * plus 100 ms a MB: 510 ms): the deadline follows the PSN and moves, and
+ * the GET and the PUT succeed, nothing retried. Before, both failed at
+ * 510 ms with "no protocol message before the transfer timeout". */
+static void moving_transfer_outlives_its_deadline(void **state)
+{
+  struct fixture *f = *state;
+  f->peer.chunk_delay_ms = 40;
+  hipObjInfo_t i0 = world_info();
+  uint64_t t0 = ho_now_ns();
+  assert_int_equal(get(f, 0, OBJ_SIZE, 0, SIM_NORMAL), hipObjSuccess);
+  uint64_t get_ms = (ho_now_ns() - t0) / 1000000u;
+  assert_memory_equal(f->buf, f->peer.object, OBJ_SIZE);
+  fill(f->buf, OBJ_SIZE, 9);
+  t0 = ho_now_ns();
+  assert_int_equal(put(f, 0, OBJ_SIZE, 0, SIM_NORMAL), hipObjSuccess);
+  uint64_t put_ms = (ho_now_ns() - t0) / 1000000u;
+  assert_memory_equal(f->peer.object, f->buf, OBJ_SIZE);
+  hipObjInfo_t i1 = world_info();
+  assert_true(get_ms >= 1280 && put_ms >= 1280);
+  assert_true(i1.deadlinesMoved - i0.deadlinesMoved >= 4);
+  assert_int_equal(i1.retriesFabric + i1.retriesStalled + i1.retriesServerRdma -
+                       i0.retriesFabric - i0.retriesStalled - i0.retriesServerRdma,
+                   0);
+  assert_int_equal(i1.transferTimeoutMs, 300);
+  assert_int_equal(i1.transferMaxMs, 20000);
+}
+
+/* The deadline never moves past HIPOBJ_TRANSFER_MAX_MS (900 ms here) from
+ * the transfer's start, however the transfer moves (a server that keeps
+ * writing cannot hold the call): the GET fails at the limit, not at the
+ * end of the transfer (1.28 s or more), and is not retried. */
+static void deadline_moves_only_to_its_limit(void **state)
+{
+  struct fixture *f = *state;
+  f->peer.chunk_delay_ms = 40;
+  hipObjInfo_t i0 = world_info();
+  uint64_t t0 = ho_now_ns();
+  assert_int_equal(get(f, 0, OBJ_SIZE, 0, SIM_NORMAL), hipObjRdmaError);
+  uint64_t ms = (ho_now_ns() - t0) / 1000000u;
+  hipObjInfo_t i1 = world_info();
+  assert_true(ms >= 900 && ms < 1250);
+  assert_int_equal(i1.deadlinesMoved - i0.deadlinesMoved, 1);
+  assert_int_equal(i1.retriesFabric + i1.retriesStalled -
+                       i0.retriesFabric - i0.retriesStalled, 0);
+  f->peer.chunk_delay_ms = 0; /* a transfer after it succeeds */
+  assert_int_equal(get(f, 0, 4096, 0, SIM_NORMAL), hipObjSuccess);
+  assert_memory_equal(f->buf, f->peer.object, 4096);
+}
+
+/* A transfer that stops moving gets no more time: the data came at once,
+ * then no final (the server's final skipped): the PSN stood through the
+ * deadline's last eighth, so the deadline does not move and the call
+ * fails at its deadline (300 ms), long before the limit (20 s), not
+ * retried (a timeout is not). */
+static void stopped_transfer_gets_no_more_time(void **state)
+{
+  struct fixture *f = *state;
+  struct sim_peer mute;
+  struct ho_engine_config cfg = {.fault_skip_final = 100};
+  assert_int_equal(sim_peer_create(&mute, &f->w.plat, &cfg, 4096), 0);
+  struct sim_request r;
+  sim_request_init(&r, &mute, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  hipObjInfo_t i0 = world_info();
+  uint64_t t0 = ho_now_ns();
+  assert_int_equal(hipObjGet(NULL, f->buf, 4096, 0, &sim_ops, &r).opError,
+                   hipObjRdmaError);
+  uint64_t ms = (ho_now_ns() - t0) / 1000000u;
+  hipObjInfo_t i1 = world_info();
+  assert_int_equal(i1.deadlinesMoved - i0.deadlinesMoved, 0);
+  assert_true(ms >= 300 && ms < 1000);
+  sim_peer_destroy(&mute);
+}
+
 int main(void)
 {
   const struct CMUnitTest tests[] = {
@@ -1051,6 +1155,12 @@ int main(void)
       cmocka_unit_test_setup_teardown(four_gib_limit, setup, teardown),
       cmocka_unit_test_setup_teardown(stale_tokens_name_nothing, setup, teardown),
       cmocka_unit_test_setup_teardown(pool_wait_is_bounded, setup_short_wait, teardown),
+      cmocka_unit_test_setup_teardown(moving_transfer_outlives_its_deadline,
+                                      setup_progress, teardown),
+      cmocka_unit_test_setup_teardown(deadline_moves_only_to_its_limit,
+                                      setup_progress_capped, teardown),
+      cmocka_unit_test_setup_teardown(stopped_transfer_gets_no_more_time,
+                                      setup_progress, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

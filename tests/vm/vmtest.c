@@ -336,7 +336,8 @@ static void case_no_final(void)
               i1.retriesFabric > i0.retriesFabric,
           "no final: %s after %.2f s, %llu probe(s) failed, retried",
           hipObjGetErrorString(e), t1 - t0,
-          (unsigned long long)(i1.probesFailed - i0.probesFailed));
+          (unsigned long long)(i1.probesFailed - i0.probesFailed),
+         (unsigned long long)(i1.deadlinesMoved - i0.deadlinesMoved));
   } else {
     check(e == hipObjRdmaError, "no final, no probes or retries: %s after "
           "%.2f s", hipObjGetErrorString(e), t1 - t0);
@@ -613,14 +614,18 @@ static void case_lat(int put, size_t size, int count)
         op, size, wrong);
   printf("BENCH op=%s size=%zu n=%d ok=%d MBps=%.1f p50_ms=%.1f p99_ms=%.1f "
          "retries_fabric=%llu retries_server_rdma=%llu retries_stalled=%llu "
-         "retries_kept_broken=%llu\n",
+         "retries_kept_broken=%llu probes_sent=%llu probes_failed=%llu "
+         "deadlines_moved=%llu\n",
          op, size, count, ok, secs > 0 ? (double)size * ok / secs / 1e6 : 0.0,
          ok ? lat[ok / 2] : 0.0,
          ok ? lat[(ok * 99) / 100 < ok ? (ok * 99) / 100 : ok - 1] : 0.0,
          (unsigned long long)(i1.retriesFabric - i0.retriesFabric),
          (unsigned long long)(i1.retriesServerRdma - i0.retriesServerRdma),
          (unsigned long long)(i1.retriesStalled - i0.retriesStalled),
-         (unsigned long long)(i1.retriesKeptBroken - i0.retriesKeptBroken));
+         (unsigned long long)(i1.retriesKeptBroken - i0.retriesKeptBroken),
+         (unsigned long long)(i1.probesSent - i0.probesSent),
+         (unsigned long long)(i1.probesFailed - i0.probesFailed),
+         (unsigned long long)(i1.deadlinesMoved - i0.deadlinesMoved));
   fflush(stdout);
   hipObjBufDeregister(src);
   hipObjBufDeregister(dst);

@@ -45,6 +45,7 @@ struct point {
   double transitions; /* QP state transitions per transfer */
   /* Retries inside the library, by cause (docs/protocol.md, section 7). */
   uint64_t retry_fabric, retry_server, retry_stalled, retry_kept;
+  uint64_t deadlines_moved; /* a moving transfer given more time */
   /* The process's CPU seconds over the point (getrusage). */
   double cpu_user, cpu_sys;
 };
@@ -310,14 +311,16 @@ static void print_point(const struct tool_opts *o, const struct point *p,
            "\"p99_ms\": %.3f, \"path\": \"%s\", \"reuse\": %.3f, "
            "\"qp_transitions_per_transfer\": %.3f, \"retries\": "
            "{\"fabric\": %llu, \"server_rdma\": %llu, \"stalled\": %llu, "
-           "\"kept_broken\": %llu}, \"cpu_user_s\": %.6f, \"cpu_sys_s\": %.6f, "
+           "\"kept_broken\": %llu}, \"deadlines_moved\": %llu, "
+           "\"cpu_user_s\": %.6f, \"cpu_sys_s\": %.6f, "
            "\"cpu_ms_per_transfer\": %.4f, \"cpu_s_per_gb\": %.4f}",
            first ? "" : ",", p->op, (unsigned long long)p->size, p->conc,
            p->iters, p->seconds, mibs, ops, p->p50, p->p90, p->p99, p->path,
            p->reuse, p->transitions, (unsigned long long)p->retry_fabric,
            (unsigned long long)p->retry_server,
            (unsigned long long)p->retry_stalled,
-           (unsigned long long)p->retry_kept, p->cpu_user, p->cpu_sys,
+           (unsigned long long)p->retry_kept,
+           (unsigned long long)p->deadlines_moved, p->cpu_user, p->cpu_sys,
            cpu_ms_x, cpu_s_gb);
     return;
   }
@@ -332,6 +335,8 @@ static void print_point(const struct tool_opts *o, const struct point *p,
            (unsigned long long)p->retry_server,
            (unsigned long long)p->retry_stalled,
            (unsigned long long)p->retry_kept);
+  if (p->deadlines_moved)
+    printf("  deadlines moved: %llu", (unsigned long long)p->deadlines_moved);
   printf("\n");
   fflush(stdout);
 }
@@ -373,6 +378,7 @@ static int measured_point(struct bench *b, bool get, uint64_t size,
   pt->retry_server = i1.retriesServerRdma - i0.retriesServerRdma;
   pt->retry_stalled = i1.retriesStalled - i0.retriesStalled;
   pt->retry_kept = i1.retriesKeptBroken - i0.retriesKeptBroken;
+  pt->deadlines_moved = i1.deadlinesMoved - i0.deadlinesMoved;
   return rc;
 }
 
