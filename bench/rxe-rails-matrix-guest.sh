@@ -32,7 +32,9 @@ echo "PERF rails=2 MBps=$(awk '{s += $1} END {print s}' /tmp/perf.0 /tmp/perf.1)
 # defaults allow (5 s + 100 ms/MB at the client, 10 s at the server): the
 # matrix measures throughput, so both are raised.
 export HIPOBJ_TRANSFER_TIMEOUT_MS=120000
-RXE_DEV=rxs0,rxs1 start_server --rdma-qps 64 --rdma-timeout-ms 120000 || exit 1
+# MATRIX_SERVER_ARGS: more server options (e.g. --rdma-no-pacing)
+# shellcheck disable=SC2086
+RXE_DEV=rxs0,rxs1 start_server --rdma-qps 64 --rdma-timeout-ms 120000 ${MATRIX_SERVER_ARGS:-} || exit 1
 hipobj-vmtest "$ENDPOINT" mkbucket matrix >/dev/null
 
 field() { tr -d '\n' <"$1" | sed -n "s/.*\"$2\": \"*\([A-Za-z0-9.]*\)\"*.*/\1/p"; }
@@ -86,7 +88,7 @@ point() {
     "rdma_failed=$(( $(stat rdma_failed) - rf0 )) queued=$(( $(stat queued) - qd0 ))" | tee -a "$out"
 }
 
-for rails in 1 2; do
+for rails in ${MATRIX_RAILS:-1 2}; do
   for p in $PROCS; do
     for s in $STREAMS; do
       point $rails $p $s
