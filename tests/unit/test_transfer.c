@@ -77,17 +77,15 @@ static int setup_short_wait(void **state)
   return 0;
 }
 
-/* As setup, with a stall bound of 200 ms and a deadline of 3 s (or
- * 600 ms: setup_stall_short), probes every probe_ms (0: none). */
-static int setup_stall_with(void **state, unsigned timeout_ms,
-                            unsigned probe_ms)
+/* The fixture of setup, with the world's options set by tune first. */
+static int setup_tuned(void **state, void (*tune)(struct world *w, unsigned a,
+                                                  unsigned b),
+                       unsigned ta, unsigned tb)
 {
   struct fixture *f = calloc(1, sizeof *f);
   if (!f || world_create(&f->w, NULL) != 0)
     return -1;
-  f->w.opts.transfer_timeout_ms = timeout_ms;
-  f->w.opts.stall_timeout_ms = 200;
-  f->w.opts.probe_interval_ms = probe_ms; /* 0: the stall bound alone */
+  tune(&f->w, ta, tb);
   if (world_init(&f->w, NULL) != hipObjSuccess &&
       world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
     return -1;
@@ -101,34 +99,42 @@ static int setup_stall_with(void **state, unsigned timeout_ms,
   return 0;
 }
 
+/* A stall bound of 200 ms and a deadline of timeout_ms, probes every
+ * probe_ms (0: none). */
+static void tune_stall(struct world *w, unsigned timeout_ms, unsigned probe_ms)
+{
+  w->opts.transfer_timeout_ms = timeout_ms;
+  w->opts.stall_timeout_ms = 200;
+  w->opts.probe_interval_ms = probe_ms; /* 0: the stall bound alone */
+}
+
+/* As setup, with a stall bound of 200 ms and a deadline of 3 s (or
+ * 600 ms: setup_stall_short), probes every probe_ms (0: none). */
+static int setup_stall_with(void **state, unsigned timeout_ms,
+                            unsigned probe_ms)
+{
+  return setup_tuned(state, tune_stall, timeout_ms, probe_ms);
+}
+
 static int setup_stall(void **state) { return setup_stall_with(state, 3000, 0); }
 static int setup_stall_short(void **state) { return setup_stall_with(state, 600, 0); }
 static int setup_probe(void **state) { return setup_stall_with(state, 3000, 200); }
 
-/* A slow fabric: PSN mode (query_qp reports the live receive PSN, which
- * each WRITE and each READ request moves), answer first on every
- * transfer (the client waits for final), a deadline of 300 ms plus 100 ms
- * a MB, and the deadline's limit HIPOBJ_TRANSFER_MAX_MS = max_ms. */
+/* A slow fabric: the world's PSN mode (query_qp reports the live receive
+ * PSN, which each WRITE and each READ request moves), answer first on
+ * every transfer (the client waits for final), a deadline of 300 ms plus
+ * 100 ms a MB, and the deadline's limit HIPOBJ_TRANSFER_MAX_MS = max_ms. */
+static void tune_progress(struct world *w, unsigned max_ms, unsigned unused)
+{
+  (void)unused;
+  w->opts.transfer_timeout_ms = 300;
+  w->opts.transfer_max_ms = max_ms;
+  w->opts.data_first = false;
+}
+
 static int setup_progress_with(void **state, unsigned max_ms)
 {
-  struct fixture *f = calloc(1, sizeof *f);
-  if (!f || world_create(&f->w, NULL) != 0)
-    return -1;
-  fake_fabric_set_psn(true);
-  f->w.opts.transfer_timeout_ms = 300;
-  f->w.opts.transfer_max_ms = max_ms;
-  f->w.opts.data_first = false;
-  if (world_init(&f->w, NULL) != hipObjSuccess &&
-      world_init(&f->w, WORLD_CLIENT_NIC) != hipObjSuccess)
-    return -1;
-  if (sim_peer_create(&f->peer, &f->w.plat, NULL, OBJ_SIZE) != 0)
-    return -1;
-  fill(f->peer.object, OBJ_SIZE, 7);
-  f->buf = aligned_alloc(4096, BUF_SIZE);
-  if (hipObjBufRegisterHost(f->buf, BUF_SIZE).opError != hipObjSuccess)
-    return -1;
-  *state = f;
-  return 0;
+  return setup_tuned(state, tune_progress, max_ms, 0);
 }
 
 static int setup_progress(void **state) { return setup_progress_with(state, 20000); }
