@@ -29,13 +29,35 @@ echo "PERF rails=2 MBps=$(awk '{s += $1} END {print s}' /tmp/perf.0 /tmp/perf.1)
   "rail0=$(cat /tmp/perf.0) rail1=$(cat /tmp/perf.1)" | tee -a "$out"
 
 # 64 transfers of 16 MiB at once on two vCPUs take longer than the
-# defaults allow (5 s + 100 ms/MB at the client, 10 s at the server): the
-# matrix measures throughput, so both are raised.
+# defaults allow (5 s + 100 ms/MB at the client, 10 s at the server, and
+# 10 s in the server's queue): the matrix measures throughput, so all
+# are raised.
 export HIPOBJ_TRANSFER_TIMEOUT_MS=120000
 # MATRIX_SERVER_ARGS: more server options (e.g. --rdma-no-pacing)
 # shellcheck disable=SC2086
-RXE_DEV=rxs0,rxs1 start_server --rdma-qps 64 --rdma-timeout-ms 120000 ${MATRIX_SERVER_ARGS:-} || exit 1
+RXE_DEV=rxs0,rxs1 start_server --rdma-qps 64 --rdma-timeout-ms 120000 \
+  --rdma-queue-wait-ms 120000 ${MATRIX_SERVER_ARGS:-} || exit 1
 hipobj-vmtest "$ENDPOINT" mkbucket matrix >/dev/null
+# the transfers the server lets move at once (docs/architecture.md,
+# "Admission"); the rest wait in its queue
+echo "SERVER moving_max=$(curl -s "$ENDPOINT/_hipobj/stats" |
+  sed -n 's/.*"moving_max":\([0-9]*\).*/\1/p') args=${MATRIX_SERVER_ARGS:-none}" | tee -a "$out"
+
+# The host's own losses, next to ours: packets the kernel dropped because
+# a CPU's input backlog (net.core.netdev_max_backlog) was full (column 2
+# of /proc/net/softnet_stat, hex, one line per CPU), and rxe's counters
+# summed over the four devices: requester retries (completer_retry_err)
+# and requests that arrived out of sequence (out_of_seq_request).
+softnet_drops() {
+  local s=0 h
+  for h in $(awk '{print $2}' /proc/net/softnet_stat); do s=$((s + 0x$h)); done
+  echo $s
+}
+rxe_sum() { echo $(( $(pkts rxc0 $1) + $(pkts rxc1 $1) + $(pkts rxs0 $1) + $(pkts rxs1 $1) )); }
+# MATRIX_BACKLOG: net.core.netdev_max_backlog for the run (the kernel's
+# default is 1000 packets per CPU)
+[ -n "${MATRIX_BACKLOG:-}" ] && echo "$MATRIX_BACKLOG" >/proc/sys/net/core/netdev_max_backlog
+echo "BACKLOG $(cat /proc/sys/net/core/netdev_max_backlog)" | tee -a "$out"
 
 field() { tr -d '\n' <"$1" | sed -n "s/.*\"$2\": \"*\([A-Za-z0-9.]*\)\"*.*/\1/p"; }
 stat() { curl -s -m 10 "$ENDPOINT/_hipobj/stats" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
@@ -51,8 +73,9 @@ point() {
   [ "$1" = 2 ] && nic=rxc0,rxc1
   iters=$(( ((600 << 20) + $2 * $3 * SIZE - 1) / ($2 * $3 * SIZE) ))
   [ $iters -lt 2 ] && iters=2
-  local ps0 rf0 qd0
+  local ps0 rf0 qd0 sd0 rr0 oo0
   ps0=$(stat pace_shrinks) rf0=$(stat rdma_failed) qd0=$(stat queued)
+  sd0=$(softnet_drops) rr0=$(rxe_sum completer_retry_err) oo0=$(rxe_sum out_of_seq_request)
   t0=$(uptime_s)
   i=1
   while [ $i -le "$2" ]; do
@@ -85,7 +108,9 @@ point() {
     "wall_mibps=$(awk "BEGIN {printf \"%.1f\", $2 * $3 * $iters * $SIZE / ($t1 - $t0) / 1048576}")" \
     "wall_s=$(awk "BEGIN {print $t1 - $t0}") p50_ms=$p50 p99_ms=$p99" \
     "rail0_bytes=$d0 rail1_bytes=$d1 pace_shrinks=$(( $(stat pace_shrinks) - ps0 ))" \
-    "rdma_failed=$(( $(stat rdma_failed) - rf0 )) queued=$(( $(stat queued) - qd0 ))" | tee -a "$out"
+    "rdma_failed=$(( $(stat rdma_failed) - rf0 )) queued=$(( $(stat queued) - qd0 ))" \
+    "softnet_drops=$(( $(softnet_drops) - sd0 )) rxe_retries=$(( $(rxe_sum completer_retry_err) - rr0 ))" \
+    "rxe_out_of_seq=$(( $(rxe_sum out_of_seq_request) - oo0 ))" | tee -a "$out"
 }
 
 for rails in ${MATRIX_RAILS:-1 2}; do

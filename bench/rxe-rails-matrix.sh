@@ -10,7 +10,9 @@
 # each stream's untimed seeding PUT included). Prints the raw lines and a
 # markdown table. MATRIX_SIZE, MATRIX_PROCS, MATRIX_STREAMS, MATRIX_RAILS,
 # MATRIX_WARM_S and MATRIX_WINDOW_S pick other points; MATRIX_SERVER_ARGS
-# adds server options (e.g. --rdma-no-pacing).
+# adds server options (e.g. --rdma-no-pacing); MATRIX_BACKLOG sets the
+# guest's net.core.netdev_max_backlog. Each point also prints the
+# kernel's backlog drops and rxe's retries and out-of-sequence requests.
 #   bench/rxe-rails-matrix.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +23,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hipobj hipobj_s3 hipobj_cli hipobj-test-server hipobj-vmtest \
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
 envs=()
-for v in MATRIX_SIZE MATRIX_PROCS MATRIX_STREAMS MATRIX_WARM_S MATRIX_WINDOW_S MATRIX_RAILS MATRIX_SERVER_ARGS; do
+for v in MATRIX_SIZE MATRIX_PROCS MATRIX_STREAMS MATRIX_WARM_S MATRIX_WINDOW_S MATRIX_RAILS MATRIX_SERVER_ARGS MATRIX_BACKLOG; do
   [ -n "${!v:-}" ] && envs+=(--env "$v=${!v}")
 done
 rc=0

@@ -103,8 +103,13 @@ static const struct opt_row rows[] = {
     UINT("rdma-queue", "N", rdma_queue, 0, 65536, 0,
          "with every QP busy, requests that wait for\none (default 4 x "
          "--rdma-qps); more get 503"),
-    UINT("rdma-queue-wait-ms", "MS", rdma_queue_wait_ms, 1, 3600000, 1000,
-         "how long a request waits for a QP (default\n1000); then 503"),
+    UINT("rdma-queue-wait-ms", "MS", rdma_queue_wait_ms, 1, 3600000, 10000,
+         "how long a request waits for a QP (default\n10000); then 503"),
+    UINT("rdma-moving", "N", rdma_moving, 0, 4096, 0,
+         "transfers that move at once per NIC, at most\n--rdma-qps; more "
+         "wait (--rdma-queue). 0 (the\ndefault): --rdma-qps, and on a "
+         "software\ndevice (Soft-RoCE) 4 per CPU, shared by the\n"
+         "software NICs"),
     SIZE("rdma-chunk-size", "SIZE", rdma_chunk_size, 4096, 1ull << 30,
          1u << 20, "bytes per work request (default 1M)"),
     UINT("rdma-depth", "N", rdma_depth, 1, 32, 4,

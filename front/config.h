@@ -50,6 +50,7 @@ struct hs_config {
   unsigned rdma_qps;
   unsigned rdma_queue;         /* 0: 4 x rdma_qps */
   unsigned rdma_queue_wait_ms;
+  unsigned rdma_moving;        /* 0: as the library chooses */
   unsigned rdma_depth;
   unsigned rdma_max_connections; /* client connections kept (1024) */
   unsigned rdma_idle_timeout_ms; /* closed when idle this long (60000) */

@@ -38,6 +38,7 @@ static hipObjServerConfig_t lib_config(const struct hs_config *cfg,
   c.maxTransfers = cfg->rdma_qps;
   c.maxQueued = cfg->rdma_queue;
   c.queueWaitMs = cfg->rdma_queue_wait_ms;
+  c.movingMax = cfg->rdma_moving;
   c.maxConnections = cfg->rdma_max_connections;
   c.idleTimeoutMs = cfg->rdma_idle_timeout_ms;
   c.readyTimeoutMs = cfg->rdma_timeout_ms;
@@ -141,7 +142,7 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       "\"final_failed\":%llu,\"ready_reclaimed\":%llu,"
       "\"qp_transitions\":%llu,\"rdma_failed\":%llu,\"no_ready\":%llu,"
       "\"data_first\":%llu,\"pace_shrinks\":%llu,\"pace_window\":%llu,"
-      "\"queued\":%llu,\"queue_refused\":%llu}",
+      "\"queued\":%llu,\"queue_refused\":%llu,\"moving_max\":%u}",
       (unsigned long long)transfers, (unsigned long long)s.connMade,
       (unsigned long long)s.connReused, s.connLive, s.connIdle,
       (unsigned long long)s.retiredFailure, (unsigned long long)s.retiredIdle,
@@ -151,7 +152,7 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       (unsigned long long)s.rdmaFailed, (unsigned long long)s.timedOut,
       (unsigned long long)s.dataFirst, (unsigned long long)s.paceShrinks,
       (unsigned long long)s.paceWindow, (unsigned long long)s.queued,
-      (unsigned long long)s.queueRefused);
+      (unsigned long long)s.queueRefused, s.movingMax);
 }
 
 void hs_rdma_nics_json(struct hs_rdma *r, struct hs_buf *out)

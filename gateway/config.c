@@ -37,6 +37,7 @@ static const struct option options[] = {
     {"rdma-qps", required_argument, NULL, OPT_SHARED},
     {"rdma-queue", required_argument, NULL, OPT_SHARED},
     {"rdma-queue-wait-ms", required_argument, NULL, OPT_SHARED},
+    {"rdma-moving", required_argument, NULL, OPT_SHARED},
     {"rdma-chunk-size", required_argument, NULL, OPT_SHARED},
     {"rdma-depth", required_argument, NULL, OPT_SHARED},
     {"rdma-no-pacing", no_argument, NULL, OPT_SHARED},
@@ -95,7 +96,7 @@ void gw_config_usage(FILE *f)
       "As hipobj-test-server (see its --help): --listen ADDR:PORT (default\n"
       "127.0.0.1:9000), --nic NAME[,NAME]... (a rail each), --no-rdma,\n"
       "--rdma-timeout-ms MS, --rdma-qps N, --rdma-queue N,\n"
-      "--rdma-queue-wait-ms MS, --rdma-chunk-size SIZE,\n"
+      "--rdma-queue-wait-ms MS, --rdma-moving N, --rdma-chunk-size SIZE,\n"
       "--rdma-depth N, --rdma-no-pacing, "
       "--rdma-max-connections N, --rdma-idle-timeout-ms MS,\n"
       "--max-header-size SIZE, --max-connections N,\n"

@@ -132,7 +132,14 @@ typedef struct hipObjServerConfig {
   uint32_t maxQueued;       /* per NIC, starts that wait for a free
                                transfer slot when all maxTransfers are
                                busy (4 x maxTransfers); beyond: Busy */
-  uint32_t queueWaitMs;     /* how long one waits (1000); then Busy */
+  uint32_t queueWaitMs;     /* how long one waits (10000); then Busy */
+  uint32_t movingMax;       /* per NIC, transfers that move at once, at
+                               most maxTransfers; the rest wait in the
+                               queue. 0: maxTransfers, and on a software
+                               device (Soft-RoCE, siw) 4 per usable CPU
+                               shared by the software NICs opened
+                               (docs/architecture.md, "Admission") */
+  uint32_t reserved2;       /* 0 */
 } hipObjServerConfig_t;
 
 /* GET: fill buf with len payload bytes starting at offset. PUT: take len
@@ -240,6 +247,9 @@ typedef struct hipObjServerStats {
                                   a wait that ran out (in busy) */
   uint32_t queuedNow;          /* waiting now */
   uint32_t maxQueuedSeen;      /* the most waiting at once */
+  uint32_t movingMax;          /* transfers that may move at once, summed
+                                  over the NICs (movingMax) */
+  uint32_t reserved2;          /* 0 */
 } hipObjServerStats_t;
 
 /* Log levels. Values are fixed. */

@@ -170,7 +170,7 @@ bool ho_device_is_soft(const struct ho_device *d)
 }
 
 /* The CPUs this process may run on (its affinity), else those online. */
-static long usable_cpus(void)
+long ho_usable_cpus(void)
 {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) == 0)
@@ -194,7 +194,7 @@ void ho_device_set_spin(struct ho_device *d, unsigned spin_us)
   d->max_channels = channel_budget();
   d->block = spin_us != HO_SPIN_US_POLL;
   if (spin_us == HO_SPIN_US_AUTO)
-    spin_us = ho_spin_us_default(ho_device_is_soft(d), usable_cpus());
+    spin_us = ho_spin_us_default(ho_device_is_soft(d), ho_usable_cpus());
   else if (spin_us > HO_SPIN_US_MAX)
     spin_us = 0; /* poll: the window is not used */
   d->spin_ns = (uint64_t)spin_us * 1000u;

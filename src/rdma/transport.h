@@ -61,6 +61,8 @@ unsigned ho_spin_us_default(bool soft, long cpus);
 /* Whether the device is software RDMA (rxe, siw): by its name or rxe's
  * vendor ID. */
 bool ho_device_is_soft(const struct ho_device *d);
+/* The CPUs this process may run on (its affinity), else those online. */
+long ho_usable_cpus(void);
 /* The policy of HIPOBJ_SPIN_US (a number of microseconds, HO_SPIN_US_AUTO
  * or HO_SPIN_US_POLL, common/clock.h) for d, before d is shared. */
 void ho_device_set_spin(struct ho_device *d, unsigned spin_us);

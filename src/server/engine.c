@@ -104,6 +104,7 @@ struct ho_engine {
   bool refusing HO_GUARDED_BY(mu); /* ho_engine_refuse_new() */
   unsigned running HO_GUARDED_BY(mu);
   unsigned queued HO_GUARDED_BY(mu); /* starts waiting for a worker */
+  unsigned moving_max HO_GUARDED_BY(mu); /* busy workers at most */
   struct sconn **conns HO_PT_GUARDED_BY(mu); /* [0, nconns) */
   unsigned nconns HO_GUARDED_BY(mu);
   struct ho_retired retired HO_GUARDED_BY(mu);
@@ -182,7 +183,7 @@ static void set_defaults(struct ho_engine_config *c)
   if (!c->queue)
     c->queue = 4 * c->qps;
   if (!c->queue_wait_ms)
-    c->queue_wait_ms = 1000;
+    c->queue_wait_ms = 10000;
   if (!c->rdma_timeout_ms)
     c->rdma_timeout_ms = 10000;
 }
@@ -433,6 +434,8 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   }
   for (unsigned i = 0; err == hipObjSuccess && i < e->cfg.qps; i++)
     worker_init(e, &e->workers[i]);
+  if (err == hipObjSuccess)
+    ho_engine_share_cpus(e, 1);
   if (err == hipObjSuccess &&
       pthread_create(&e->reaper, NULL, reaper_thread, e) != 0)
     err = hipObjInternalError;
@@ -448,6 +451,36 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   }
   *out = e;
   return hipObjSuccess;
+}
+
+unsigned ho_engine_moving_cap(unsigned qps, unsigned moving, bool soft,
+                              long cpus, unsigned share)
+{
+  if (moving)
+    return moving < qps ? moving : qps;
+  if (!soft)
+    return qps;
+  unsigned long cap = HO_ENGINE_SOFT_PER_CPU * (unsigned long)(cpus > 0 ? cpus : 1) /
+                      (share ? share : 1);
+  if (cap < 1)
+    cap = 1;
+  return cap < qps ? (unsigned)cap : qps;
+}
+
+bool ho_engine_is_soft(const struct ho_engine *e)
+{
+  return ho_device_is_soft(e->dev);
+}
+
+void ho_engine_share_cpus(struct ho_engine *e, unsigned share)
+{
+  unsigned cap = ho_engine_moving_cap(e->cfg.qps, e->cfg.moving,
+                                      ho_device_is_soft(e->dev),
+                                      ho_usable_cpus(), share);
+  ho_mutex_lock(&e->mu);
+  e->moving_max = cap;
+  pthread_cond_broadcast(&e->changed); /* a larger cap serves the queue */
+  ho_mutex_unlock(&e->mu);
 }
 
 void ho_engine_refuse_new(struct ho_engine *e)
@@ -519,6 +552,7 @@ void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out)
   for (unsigned i = 0; i < e->nconns; i++)
     out->conn_idle += e->conns[i]->state == SC_IDLE;
   out->queued_now = e->queued;
+  out->moving_max = e->moving_max;
   ho_mutex_unlock(&e->mu);
   out->qp_transitions =
       atomic_load_explicit(&e->dev->qp_transitions, memory_order_relaxed);
@@ -1059,12 +1093,18 @@ struct plan {
   unsigned nv;
 };
 
+/* A free worker, while fewer than moving_max are busy. */
 static struct worker *claim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
 {
-  for (unsigned i = 0; i < e->cfg.qps; i++)
-    if (!e->workers[i].busy)
-      return &e->workers[i];
-  return NULL;
+  struct worker *free_one = NULL;
+  unsigned busy = 0;
+  for (unsigned i = 0; i < e->cfg.qps; i++) {
+    if (e->workers[i].busy)
+      busy++;
+    else if (!free_one)
+      free_one = &e->workers[i];
+  }
+  return busy < e->moving_max ? free_one : NULL;
 }
 
 /* Every worker is busy: cancel the transfer that has waited longest for

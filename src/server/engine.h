@@ -42,9 +42,16 @@ struct ho_engine_config {
                                  counter (pace.h): 0 on a software device,
                                  1 on any device with the counter, -1
                                  never */
+  unsigned moving;            /* transfers that hold a worker at once; the
+                                 rest queue. 0: qps, and on a software
+                                 device (Soft-RoCE, siw) at most
+                                 HO_ENGINE_SOFT_PER_CPU per usable CPU,
+                                 shared by the owner's software devices
+                                 (ho_engine_share_cpus();
+                                 docs/architecture.md, "Admission") */
   unsigned queue;             /* with every worker busy, starts that wait
                                  for one (default 4 x qps); beyond: busy */
-  unsigned queue_wait_ms;     /* how long one waits (default 1000); then
+  unsigned queue_wait_ms;     /* how long one waits (default 10000); then
                                  busy */
   unsigned ready_timeout_ms;  /* wait for ready (default 10000) */
   unsigned ready_grace_ms;    /* with every worker busy, a transfer still
@@ -131,6 +138,7 @@ struct ho_engine_stats {
   uint64_t pace_shrinks;
   uint64_t pace_window;
   bool paced;
+  unsigned moving_max; /* transfers that may hold a worker at once */
 };
 
 /* How a transfer ended, for ho_engine_xfer_opts.done. */
@@ -206,6 +214,21 @@ bool ho_engine_holds(struct ho_engine *e, const char *token, size_t token_len);
 unsigned ho_engine_running(struct ho_engine *e);
 
 void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out);
+
+/* Admission on a software device, whose packets the host's CPUs move:
+ * beyond a few transfers per CPU its QPs' ACKs come later than their
+ * retry timer, the requester resends its window (go-back-N), and the
+ * aggregate collapses (docs/performance.md, the scaling matrix). */
+#define HO_ENGINE_SOFT_PER_CPU 4u
+/* The transfers an engine lets hold a worker at once: `moving` when set
+ * (at most qps), else qps, on a software device at most
+ * HO_ENGINE_SOFT_PER_CPU x cpus / share (at least 1). */
+unsigned ho_engine_moving_cap(unsigned qps, unsigned moving, bool soft,
+                              long cpus, unsigned share);
+bool ho_engine_is_soft(const struct ho_engine *e);
+/* The owner opened `share` software devices: they share the host's CPUs
+ * (recomputes the cap of an engine whose cfg.moving is 0). */
+void ho_engine_share_cpus(struct ho_engine *e, unsigned share);
 const char *ho_engine_device_name(const struct ho_engine *e);
 /* The GID its QPs use (chosen at open, never changed), network order. */
 void ho_engine_gid(const struct ho_engine *e, uint8_t out[16]);

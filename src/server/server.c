@@ -13,7 +13,8 @@
 
 _Static_assert(offsetof(hipObjServerConfig_t, maxQueued) == HO_SERVER_CONFIG_V0,
                "hipObjServerConfig_t: fields are only appended");
-_Static_assert(sizeof(hipObjServerConfig_t) == 72, "ABI");
+_Static_assert(sizeof(hipObjServerConfig_t) == 80, "ABI");
+_Static_assert(offsetof(hipObjServerConfig_t, movingMax) == 72, "appended");
 _Static_assert(offsetof(hipObjServerConfig_t, chunkSize) == 48, "ABI");
 _Static_assert(offsetof(hipObjServerConfig_t, faultSkipFinal) == 56, "ABI");
 _Static_assert(sizeof(hipObjServerRequest_t) == HO_SERVER_REQUEST_V0,
@@ -24,7 +25,8 @@ _Static_assert(offsetof(hipObjServerStats_t, rdmaFailed) == 192, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, dataFirst) == 200, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, paceWindow) == 216, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, queued) == 224, "appended");
-_Static_assert(sizeof(hipObjServerStats_t) == 248, "ABI");
+_Static_assert(sizeof(hipObjServerStats_t) == 256, "ABI");
+_Static_assert(offsetof(hipObjServerStats_t, movingMax) == 248, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, readyReclaimed) == 184, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, qpTransitions) == 160, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, maxReadsInFlight) == 180, "ABI");
@@ -96,9 +98,9 @@ static bool limits_ok(const hipObjServerConfig_t *c)
     return false;
   if (c->flags & ~(HIPOBJ_SERVER_ALL_ACTIVE_NICS | HIPOBJ_SERVER_DATA_FIRST |
                    HIPOBJ_SERVER_NO_PACING) ||
-      c->reserved)
+      c->reserved || c->reserved2)
     return false;
-  if (c->maxTransfers > 4096 || c->maxConnections > 65536 || c->depth > 32 ||
+  if (c->maxTransfers > 4096 || c->movingMax > 4096 || c->maxConnections > 65536 || c->depth > 32 ||
       c->maxQueued > 65536 || c->queueWaitMs > 3600000)
     return false;
   if (c->chunkSize && (c->chunkSize < 4096 || c->chunkSize > (1ull << 30)))
@@ -125,6 +127,7 @@ static struct ho_engine_config engine_config(const hipObjServerConfig_t *c,
                                    .depth = c->depth,
                                    .queue = c->maxQueued,
                                    .queue_wait_ms = c->queueWaitMs,
+                                   .moving = c->movingMax,
                                    .ready_timeout_ms = c->readyTimeoutMs,
                                    .rdma_timeout_ms = c->rdmaTimeoutMs,
                                    .fault_skip_final = c->faultSkipFinal,
@@ -151,6 +154,17 @@ static hipObjServerStatus_t add_engine(hipObjServer_t *s,
   ho_engine_gid(e, s->gids[s->nengines]);
   s->nengines++;
   return hipObjServerSuccess;
+}
+
+/* Software NICs move their packets on the host's CPUs: the engines on
+ * them share the admission cap (engine.h, ho_engine_moving_cap). */
+static void share_cpus(hipObjServer_t *s)
+{
+  unsigned soft = 0;
+  for (unsigned i = 0; i < s->nengines; i++)
+    soft += ho_engine_is_soft(s->engines[i]);
+  for (unsigned i = 0; soft > 1 && i < s->nengines; i++)
+    ho_engine_share_cpus(s->engines[i], soft);
 }
 
 /* The NICs to open: the named ones, every active one, or the first. */
@@ -182,6 +196,8 @@ static hipObjServerStatus_t open_engines(hipObjServer_t *s,
     st = add_engine(s, plat, c, NULL);
   if (st == hipObjServerSuccess && s->nengines == 0)
     st = hipObjServerNoDevice;
+  if (st == hipObjServerSuccess)
+    share_cpus(s);
   return st;
 }
 
@@ -509,6 +525,7 @@ static void add_engine_stats(hipObjServerStats_t *o,
   o->queuedNow += e->queued_now;
   if (e->max_queued > o->maxQueuedSeen)
     o->maxQueuedSeen = e->max_queued;
+  o->movingMax += e->moving_max;
   if (e->paced && (o->paceWindow == 0 || e->pace_window < o->paceWindow))
     o->paceWindow = e->pace_window;
 }

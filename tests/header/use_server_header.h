@@ -7,7 +7,7 @@
 int use_server_header(void);
 int use_server_header(void)
 {
-  hipObjServerConfig_t cfg = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  hipObjServerConfig_t cfg = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   hipObjServerRequest_t req = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   hipObjServerReply_t rep = {0, 0, {0}, 0};
   hipObjServerStats_t st;

@@ -297,9 +297,11 @@ static void open_arguments(void **state)
   assert_int_equal(ho_server_open_on(&f->w.plat, &big.c, &s),
                    hipObjServerNotSupported);
   static const char *const dup[] = {WORLD_SERVER_NIC, WORLD_SERVER_NIC};
-  for (int i = 0; i < 6; i++) {
+  for (int i = 0; i < 8; i++) {
     c = config();
     switch (i) {
+    case 6: c.movingMax = 4097; break;
+    case 7: c.reserved2 = 1; break;
     case 0: c.depth = 33; break;
     case 1: c.chunkSize = 100; break;
     case 2: c.nics = NULL; break;
@@ -559,6 +561,24 @@ static void queued_start_is_served(void **state)
   assert_int_equal(st.maxQueuedSeen, 1);
   assert_int_equal(st.queuedNow, 0);
   assert_int_equal(st.completed, 2);
+  assert_int_equal(st.movingMax, 1);
+}
+
+/* The admission rule (engine.h): an explicit movingMax, at most
+ * maxTransfers; else maxTransfers, and on a software device 4 per usable
+ * CPU shared by the software NICs, at least one. */
+static void moving_cap_rule(void **state)
+{
+  (void)state;
+  assert_int_equal(ho_engine_moving_cap(16, 0, false, 2, 1), 16);
+  assert_int_equal(ho_engine_moving_cap(64, 0, false, 2, 2), 64);
+  assert_int_equal(ho_engine_moving_cap(64, 0, true, 2, 1), 8);
+  assert_int_equal(ho_engine_moving_cap(64, 0, true, 2, 2), 4);
+  assert_int_equal(ho_engine_moving_cap(64, 0, true, 1, 8), 1);
+  assert_int_equal(ho_engine_moving_cap(64, 0, true, 0, 0), 4);
+  assert_int_equal(ho_engine_moving_cap(4, 0, true, 32, 1), 4);
+  assert_int_equal(ho_engine_moving_cap(16, 3, true, 2, 1), 3);
+  assert_int_equal(ho_engine_moving_cap(16, 40, false, 2, 1), 16);
 }
 
 /* ---- transfers ---------------------------------------------------------------- */
@@ -937,6 +957,7 @@ static void stats_size_first(void **state)
   assert_int_equal(big.s.size, sizeof big.s);
   assert_int_equal(big.s.nics, 1);
   assert_int_equal(big.s.started, 0);
+  assert_int_equal(big.s.movingMax, 16); /* a hardware NIC: maxTransfers */
   assert_int_equal(big.tail, 0xababababababababull); /* untouched */
   hipObjServerStats_t small;
   memset(&small, 0xab, sizeof small);
@@ -1331,6 +1352,17 @@ static int setup_one_transfer_queued(void **state)
   return setup_with(state, &c);
 }
 
+/* Four transfer slots, one allowed to move at once: a second start
+ * queues behind the first as if there were one slot. */
+static int setup_one_moving(void **state)
+{
+  hipObjServerConfig_t c = config();
+  c.maxTransfers = 4;
+  c.movingMax = 1;
+  c.queueWaitMs = 5000;
+  return setup_with(state, &c);
+}
+
 static int setup_skip_final(void **state)
 {
   hipObjServerConfig_t c = config();
@@ -1371,6 +1403,9 @@ int main(void)
                                       setup_one_transfer, teardown),
       cmocka_unit_test_setup_teardown(queued_start_is_served,
                                       setup_one_transfer_queued, teardown),
+      cmocka_unit_test_setup_teardown(queued_start_is_served,
+                                      setup_one_moving, teardown),
+      cmocka_unit_test(moving_cap_rule),
       cmocka_unit_test_setup_teardown(get_by_callbacks, setup, teardown),
       cmocka_unit_test_setup_teardown(put_by_callbacks, setup, teardown),
       cmocka_unit_test_setup_teardown(failed_commit_is_never_success, setup,
