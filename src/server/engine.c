@@ -104,7 +104,7 @@ struct ho_engine {
   bool refusing HO_GUARDED_BY(mu); /* ho_engine_refuse_new() */
   unsigned running HO_GUARDED_BY(mu);
   unsigned queued HO_GUARDED_BY(mu); /* starts waiting for a worker */
-  unsigned moving_max HO_GUARDED_BY(mu); /* busy workers at most */
+  unsigned moving_max HO_GUARDED_BY(mu); /* workers[0, it) are claimed */
   struct sconn **conns HO_PT_GUARDED_BY(mu); /* [0, nconns) */
   unsigned nconns HO_GUARDED_BY(mu);
   struct ho_retired retired HO_GUARDED_BY(mu);
@@ -460,8 +460,8 @@ unsigned ho_engine_moving_cap(unsigned qps, unsigned moving, bool soft,
     return moving < qps ? moving : qps;
   if (!soft)
     return qps;
-  unsigned long cap = HO_ENGINE_SOFT_PER_CPU * (unsigned long)(cpus > 0 ? cpus : 1) /
-                      (share ? share : 1);
+  unsigned long cap = HO_ENGINE_SOFT_PER_CPU *
+                      (unsigned long)(cpus > 0 ? cpus : 1) / (share ? share : 1);
   if (cap < 1)
     cap = 1;
   return cap < qps ? (unsigned)cap : qps;
@@ -479,7 +479,6 @@ void ho_engine_share_cpus(struct ho_engine *e, unsigned share)
                                       ho_usable_cpus(), share);
   ho_mutex_lock(&e->mu);
   e->moving_max = cap;
-  pthread_cond_broadcast(&e->changed); /* a larger cap serves the queue */
   ho_mutex_unlock(&e->mu);
 }
 
@@ -1093,18 +1092,15 @@ struct plan {
   unsigned nv;
 };
 
-/* A free worker, while fewer than moving_max are busy. */
+/* A free worker among the first moving_max: only these are ever claimed,
+ * so at most moving_max are busy (the cap is set at open, before any
+ * start). */
 static struct worker *claim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
 {
-  struct worker *free_one = NULL;
-  unsigned busy = 0;
-  for (unsigned i = 0; i < e->cfg.qps; i++) {
-    if (e->workers[i].busy)
-      busy++;
-    else if (!free_one)
-      free_one = &e->workers[i];
-  }
-  return busy < e->moving_max ? free_one : NULL;
+  for (unsigned i = 0; i < e->moving_max; i++)
+    if (!e->workers[i].busy)
+      return &e->workers[i];
+  return NULL;
 }
 
 /* Every worker is busy: cancel the transfer that has waited longest for

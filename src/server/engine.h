@@ -227,7 +227,8 @@ unsigned ho_engine_moving_cap(unsigned qps, unsigned moving, bool soft,
                               long cpus, unsigned share);
 bool ho_engine_is_soft(const struct ho_engine *e);
 /* The owner opened `share` software devices: they share the host's CPUs
- * (recomputes the cap of an engine whose cfg.moving is 0). */
+ * (recomputes the cap of an engine whose cfg.moving is 0). Only before
+ * the first start. */
 void ho_engine_share_cpus(struct ho_engine *e, unsigned share);
 const char *ho_engine_device_name(const struct ho_engine *e);
 /* The GID its QPs use (chosen at open, never changed), network order. */

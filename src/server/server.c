@@ -100,8 +100,9 @@ static bool limits_ok(const hipObjServerConfig_t *c)
                    HIPOBJ_SERVER_NO_PACING) ||
       c->reserved || c->reserved2)
     return false;
-  if (c->maxTransfers > 4096 || c->movingMax > 4096 || c->maxConnections > 65536 || c->depth > 32 ||
-      c->maxQueued > 65536 || c->queueWaitMs > 3600000)
+  if (c->maxTransfers > 4096 || c->movingMax > 4096 ||
+      c->maxConnections > 65536 || c->depth > 32 || c->maxQueued > 65536 ||
+      c->queueWaitMs > 3600000)
     return false;
   if (c->chunkSize && (c->chunkSize < 4096 || c->chunkSize > (1ull << 30)))
     return false;
