@@ -29,6 +29,8 @@
 #    of the bytes both pairs carried (ip -s link, sampled every second),
 #    over at least 2 s;
 #  - blackhole: the netems dropped packets.
+# A phase that failed while the guest kernel reported a soft lockup (a
+# vCPU frozen under TCG, below) runs once more, and that run must pass.
 # Prints the mark and return delays, the flaps (rail 1 seen up again while
 # the fault was on: a transfer placed before the mark succeeding), the
 # library's mark reasons, each rail's railStats and the server's per-NIC
@@ -201,15 +203,40 @@ check() {
   fi
 }
 
-B0=$(pair 0) B1=$(pair 1)
-phase link 240 link_on link_off
-check link
+# The guest kernel's soft-lockup reports so far. Under TCG, about one
+# full-lane boot in three on this 2-core host froze a vCPU for 23 s
+# inside `ip link set down` (the command took 44-49 s, against 0.3 s
+# otherwise), and everything in the guest stalled past its deadlines;
+# the case alone passed every time. That is the emulated host's, not the
+# library's: a phase whose failures came with a new soft lockup is run
+# once more, and the second run must pass; a failure without one fails.
+lockups() { dmesg 2>/dev/null | grep -c 'soft lockup'; }
+# run_phase NAME SEED ON OFF: phase, then check
+run_phase() {
+  local rc0=$rc l0
+  l0=$(lockups)
+  phase "$@"
+  [ "$1" != blackhole ] || bh_report
+  check "$1"
+  if [ "$rc" -ne "$rc0" ] && [ "$(lockups)" -gt "$l0" ]; then
+    echo "$1: the guest kernel reported a soft lockup during the phase:"
+    dmesg | grep 'soft lockup' | tail -n $(( $(lockups) - l0 ))
+    echo "$1: its failures above are the frozen vCPU's; the phase runs once more"
+    rc=$rc0
+    phase "$1" $(($2 + 1000)) "$3" "$4"
+    [ "$1" != blackhole ] || bh_report
+    check "$1"
+  fi
+}
+bh_report() {
+  echo "blackhole: the netems on hr10 and hr11 dropped $DROPPED packets"
+  [ "$DROPPED" -gt 0 ] || fail "blackhole: the netem dropped nothing"
+}
 
+B0=$(pair 0) B1=$(pair 1)
+run_phase link 240 link_on link_off
 DROPPED=0
-phase blackhole 250 bh_on bh_off
-echo "blackhole: the netems on hr10 and hr11 dropped $DROPPED packets"
-[ "$DROPPED" -gt 0 ] || fail "blackhole: the netem dropped nothing"
-check blackhole
+run_phase blackhole 250 bh_on bh_off
 
 echo "== totals"
 echo "rails: rail 0 $(( $(pair 0) - B0 )) bytes, rail 1 $(( $(pair 1) - B1 )) bytes (ip -s link, both phases)"
