@@ -66,15 +66,19 @@ void s3mini_reset(struct s3mini *r)
 
 int s3mini_send(struct s3mini *r, const char *token)
 {
-  CURL *c = curl_easy_init();
+  CURL *c = r->handle ? r->handle : curl_easy_init();
   if (!c)
     return -1;
+  if (r->handle)
+    curl_easy_reset(c); /* options gone, connection cache kept */
   char url[1024], hdr[160], range[96];
   struct curl_slist *h = NULL;
   s3mini_reset(r);
   snprintf(url, sizeof url, "%s%s", r->endpoint, r->path);
   curl_easy_setopt(c, CURLOPT_URL, url);
   curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, r->method);
+  if (strcmp(r->method, "HEAD") == 0)
+    curl_easy_setopt(c, CURLOPT_NOBODY, 1L); /* else it waits for a body */
   if (token) {
     snprintf(hdr, sizeof hdr, "x-amz-rdma-token: %s", token);
     h = curl_slist_append(h, hdr);
@@ -112,7 +116,8 @@ int s3mini_send(struct s3mini *r, const char *token)
   CURLcode rc = curl_easy_perform(c);
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
   curl_slist_free_all(h);
-  curl_easy_cleanup(c);
+  if (!r->handle)
+    curl_easy_cleanup(c);
   return rc == CURLE_OK ? 0 : -1;
 }
 

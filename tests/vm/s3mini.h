@@ -19,6 +19,8 @@ struct s3mini {
   const void *body;          /* plain-HTTP body, or NULL */
   size_t body_len;
   long range_first, range_len; /* Range: bytes=first-(first+len-1) if len */
+  void *handle;              /* a CURL easy handle to reuse (its TCP
+                                connection kept), or NULL: a new one */
   /* Results. */
   long status;
   char reply[HIPOBJ_REPLY_BUF_LEN];

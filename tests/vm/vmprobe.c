@@ -436,6 +436,63 @@ static void probe_windows(void)
   free(src);
 }
 
+/* What an RDMA READ or WRITE of 4 KiB costs through a memory window
+ * against the MR's own rkey, on one pair of QPs, the four alternating
+ * (bench/rxe-phases.sh: a small PUT reads through a window). Medians in
+ * microseconds, from the post to the server's completion, polled. */
+static int cmp_u64(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void probe_window_latency(void)
+{
+  enum { N = 400, SZ = 4096 };
+  const struct ho_platform *sys = real_platform();
+  struct mw_pair p = {sys->verbs, NULL, NULL, NULL};
+  check(ho_device_open(sys->verbs, sys->topo, dev_name(), &p.d) == hipObjSuccess, "open %s",
+        dev_name());
+  uint8_t *buf = aligned_alloc(4096, SZ), *src = aligned_alloc(4096, SZ);
+  memset(buf, 0xee, SZ);
+  memset(src, 0x42, SZ);
+  struct ibv_mr *mr = sys->verbs->reg_mr(
+      p.d->pd, buf, SZ,
+      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND | IBV_ACCESS_REMOTE_READ |
+          IBV_ACCESS_REMOTE_WRITE);
+  struct ibv_mr *smr = sys->verbs->reg_mr(p.d->pd, src, SZ, IBV_ACCESS_LOCAL_WRITE);
+  struct ibv_mw *mw = sys->verbs->alloc_mw(p.d->pd, IBV_MW_TYPE_2);
+  uint32_t rkey = mw ? ibv_inc_rkey(mw->rkey) : 0;
+  check(mr && smr && mw && mw_pair_connect(&p) == 0 &&
+            bind_now(&p, mw, rkey, mr, (uintptr_t)buf, SZ,
+                     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE) == IBV_WC_SUCCESS,
+        "two QPs, an MR with remote access and a window over it");
+  static uint64_t t[4][N];
+  const char *name[4] = {"read_mr", "read_mw", "write_mr", "write_mw"};
+  int ok = 1;
+  for (int i = 0; i < N && ok; i++)
+    for (int k = 0; k < 4 && ok; k++) {
+      uint64_t t0 = ho_now_ns();
+      ok = server_op(&p, smr, k < 2 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+                     (uintptr_t)buf, k % 2 ? rkey : mr->rkey, SZ) == IBV_WC_SUCCESS;
+      t[k][i] = ho_now_ns() - t0;
+    }
+  check(ok, "%d rounds of READ and WRITE by MR and by window", N);
+  printf("WINLAT dev=%s size=%d n=%d", dev_name(), SZ, N);
+  for (int k = 0; k < 4; k++) {
+    qsort(t[k], N, sizeof t[k][0], cmp_u64);
+    printf(" %s_us=%.1f", name[k], t[k][N / 2] / 1e3);
+  }
+  printf("\n");
+  mw_pair_close(&p);
+  sys->verbs->dealloc_mw(mw);
+  sys->verbs->dereg_mr(mr);
+  sys->verbs->dereg_mr(smr);
+  ho_device_close(p.d);
+  free(buf);
+  free(src);
+}
+
 /* ---- the hostile-server suite (tests/unit/test_scoped.c) on rxe --------- */
 
 enum { H_BUF = 64 * 1024, H_OFF = 16384, H_XFER = 8192 };
@@ -585,7 +642,8 @@ static void probe_hostile_put(void)
 int main(int argc, char **argv)
 {
   if (argc != 2) {
-    fprintf(stderr, "usage: %s select|dmabuf|original-ordering|windows|hostile|hostile-put\n",
+    fprintf(stderr, "usage: %s select|dmabuf|original-ordering|windows|window-latency|"
+            "hostile|hostile-put\n",
             argv[0]);
     return 2;
   }
@@ -597,6 +655,8 @@ int main(int argc, char **argv)
     probe_original_ordering();
   else if (!strcmp(argv[1], "windows"))
     probe_windows();
+  else if (!strcmp(argv[1], "window-latency"))
+    probe_window_latency();
   else if (!strcmp(argv[1], "hostile"))
     probe_hostile();
   else if (!strcmp(argv[1], "hostile-put"))

@@ -8,6 +8,7 @@
  *   cases: init, sizes, upload-part, threads N, decline, no-final,
  *          vanish, vanish-put KEY, wrong-cookie, killed, seed KEY SIZE,
  *          bench [STREAMS [MAX_SIZE]], getlat|putlat SIZE COUNT, idle SECS,
+ *          phases get|put SIZE COUNT,
  *          mkbucket NAME,
  *          stats */
 #include <curl/curl.h>
@@ -635,6 +636,166 @@ static void case_lat(int put, size_t size, int count)
   hipObjShutdown();
 }
 
+/* Where a small transfer's time goes (issue 23, item 4): COUNT rounds of
+ * one SIZE-byte object, each round a plain-HTTP request of it, a
+ * header-only request (HEAD), one transfer through the application-driven
+ * calls, timed in its three parts, and one through hipObjGet/hipObjPut.
+ * The parts: token (hipObjGetRdmaToken: the lease, the kept QP's check,
+ * the window bound and waited for), exchange (the S3 request with the
+ * token: HTTP, the server's RDMA and its commit; data first, the answer
+ * follows the payload), complete (hipObjCompleteRdmaTransfer: the reply
+ * checked, the window invalidated and waited for). Every request rides
+ * one curl handle, so one kept TCP connection, as a real client's do.
+ * Every byte is compared. Prints the medians in microseconds. */
+enum { PH_HTTP, PH_HEAD, PH_TOKEN, PH_EXCHANGE, PH_COMPLETE, PH_RDMA, PH_WHOLE,
+       PH_N };
+static const char *const ph_name[PH_N] = {"http",     "head",     "token",   "exchange",
+                                          "complete", "rdma_sum", "whole"};
+
+static void kept_request(struct s3mini *r, CURL *h, const char *method, const char *key)
+{
+  request(r, method, "/vmtest/%s", key);
+  r->handle = h;
+}
+
+/* The plain-HTTP request of the object (a PUT sends it, a GET reads it
+ * back) and a HEAD of it: microseconds each. */
+static void phase_http(CURL *h, int put, const char *key, uint8_t *src, size_t size,
+                       double *http_us, double *head_us)
+{
+  struct s3mini r;
+  kept_request(&r, h, put ? "PUT" : "GET", key);
+  if (put) {
+    r.body = src;
+    r.body_len = size;
+  }
+  double t = now_s();
+  s3mini_send(&r, NULL);
+  *http_us = (now_s() - t) * 1e6;
+  check(r.status == 200 && (put || (r.resp_len == size && !memcmp(r.resp, src, size))),
+        "plain-HTTP %s of %zu bytes", put ? "PUT" : "GET", size);
+  kept_request(&r, h, "HEAD", key);
+  t = now_s();
+  s3mini_send(&r, NULL);
+  *head_us = (now_s() - t) * 1e6;
+  s3mini_reset(&r);
+}
+
+/* One transfer by the application-driven calls, its parts timed. */
+static int phase_app(CURL *h, int put, const char *key, uint8_t *buf, size_t size,
+                     double us[PH_N])
+{
+  struct s3mini r;
+  kept_request(&r, h, put ? "PUT" : "GET", key);
+  char *token = NULL;
+  double t0 = now_s();
+  hipObjError_t e = hipObjGetRdmaToken(buf, size, put ? HIPOBJ_RDMA_OP_PUT : HIPOBJ_RDMA_OP_GET,
+                                       &token);
+  double t1 = now_s();
+  if (e.opError != hipObjSuccess)
+    return -1;
+  s3mini_send(&r, token);
+  double t2 = now_s();
+  e = hipObjCompleteRdmaTransfer(token, r.reply, r.reply_len);
+  double t3 = now_s();
+  hipObjPutRdmaToken(token);
+  s3mini_reset(&r);
+  us[PH_TOKEN] = (t1 - t0) * 1e6;
+  us[PH_EXCHANGE] = (t2 - t1) * 1e6;
+  us[PH_COMPLETE] = (t3 - t2) * 1e6;
+  us[PH_RDMA] = (t3 - t0) * 1e6;
+  return e.opError == hipObjSuccess ? 0 : -1;
+}
+
+static int phase_whole(CURL *h, int put, const char *key, uint8_t *buf, size_t size,
+                       double *us)
+{
+  struct s3mini r;
+  kept_request(&r, h, put ? "PUT" : "GET", key);
+  double t = now_s();
+  hipObjOpError_t e = put ? hipObjPut(NULL, buf, size, 0, &s3mini_ops, &r).opError
+                          : hipObjGet(NULL, buf, size, 0, &s3mini_ops, &r).opError;
+  *us = (now_s() - t) * 1e6;
+  s3mini_reset(&r);
+  return e == hipObjSuccess ? 0 : -1;
+}
+
+/* A PUT's object read back (untimed) and compared; a GET's buffer. */
+static int phase_verify(CURL *h, int put, const char *key, const uint8_t *want,
+                        const uint8_t *got, size_t size)
+{
+  if (!put)
+    return memcmp(want, got, size) == 0;
+  struct s3mini r;
+  kept_request(&r, h, "GET", key);
+  s3mini_send(&r, NULL);
+  int ok = r.status == 200 && r.resp_len == size && !memcmp(r.resp, want, size);
+  s3mini_reset(&r);
+  return ok;
+}
+
+static void case_phases(int put, size_t size, int count)
+{
+  if (size == 0 || count < 1 || init() != 0)
+    exit(2);
+  make_bucket("vmtest");
+  CURL *h = curl_easy_init();
+  uint8_t *src = malloc(size), *dst = malloc(size);
+  double *v[PH_N];
+  for (int p = 0; p < PH_N; p++)
+    v[p] = calloc((size_t)count, sizeof(double));
+  hipObjBufRegisterHost(src, size);
+  hipObjBufRegisterHost(dst, size);
+  fill(src, size, 3);
+  put_http("phases", src, size);
+  hipObjInfo_t i0 = info_now();
+  int ok = 0, wrong = 0;
+  for (int i = 0; i < count; i++) {
+    double us[PH_N] = {0};
+    if (put)
+      fill(src, size, (uint32_t)(11 + i));
+    phase_http(h, put, "phases", src, size, &us[PH_HTTP], &us[PH_HEAD]);
+    /* a PUT stores new bytes each time, so the read-back tells them apart */
+    uint8_t *buf = put ? src : dst;
+    if (put)
+      fill(src, size, (uint32_t)(1000 + i));
+    memset(dst, 0, size);
+    int r = phase_app(h, put, "phases", buf, size, us);
+    wrong += r == 0 && !phase_verify(h, put, "phases", src, dst, size);
+    if (put)
+      fill(src, size, (uint32_t)(2000 + i));
+    memset(dst, 0, size);
+    r |= phase_whole(h, put, "phases", buf, size, &us[PH_WHOLE]);
+    wrong += r == 0 && !phase_verify(h, put, "phases", src, dst, size);
+    if (r != 0)
+      continue;
+    for (int p = 0; p < PH_N; p++)
+      v[p][ok] = us[p];
+    ok++;
+  }
+  hipObjInfo_t i1 = info_now();
+  check(ok == count && wrong == 0, "%d of %d rounds succeeded, %d with wrong bytes", ok,
+        count, wrong);
+  printf("PHASES op=%s size=%zu n=%d", put ? "PUT" : "GET", size, ok);
+  for (int p = 0; p < PH_N && ok; p++) {
+    qsort(v[p], (size_t)ok, sizeof(double), cmp_double);
+    printf(" %s_us=%.0f", ph_name[p], v[p][ok / 2]);
+  }
+  printf(" data_first=%llu transfers=%llu windows=%llu\n",
+         (unsigned long long)(i1.transfersDataFirst - i0.transfersDataFirst),
+         (unsigned long long)(i1.transfers - i0.transfers),
+         (unsigned long long)(i1.windowsBound - i0.windowsBound));
+  fflush(stdout);
+  for (int p = 0; p < PH_N; p++)
+    free(v[p]);
+  hipObjBufDeregister(src);
+  hipObjBufDeregister(dst);
+  free(src);
+  free(dst);
+  curl_easy_cleanup(h);
+  hipObjShutdown();
+}
+
 /* The process's CPU seconds so far (getrusage: every thread, user and
  * system). */
 static double cpu_s(void)
@@ -723,6 +884,9 @@ int main(int argc, char **argv)
                argc > 4 ? strtoull(argv[4], NULL, 10) : (64u << 20));
   else if ((!strcmp(c, "getlat") || !strcmp(c, "putlat")) && argc == 5)
     case_lat(c[0] == 'p', strtoull(argv[3], NULL, 10), atoi(argv[4]));
+  else if (!strcmp(c, "phases") && argc == 6 &&
+           (!strcmp(argv[3], "get") || !strcmp(argv[3], "put")))
+    case_phases(argv[3][0] == 'p', strtoull(argv[4], NULL, 10), atoi(argv[5]));
   else if (!strcmp(c, "idle") && argc == 4)
     case_idle(atoi(argv[3]));
   else if (!strcmp(c, "mkbucket") && argc == 4)
