@@ -4,7 +4,8 @@
 # memory windows; no data first; waits that poll instead of blocking) and
 # ib_write_lat, so that a busy host slows all of them alike; the server's
 # side has two more: its waits polling (HIPOBJ_SPIN_US=poll) and its store
-# computing no MD5 ETag (--random-etags), each its own server. Writes raw
+# computing no MD5 ETag (--random-etags), its pacing off (--rdma-no-pacing:
+# no look at rxe's retry counter), each its own server. Writes raw
 # lines to $RESULTS/phases.txt.
 . /payload/lib.sh
 out=${RESULTS:-/tmp}/phases.txt
@@ -27,8 +28,11 @@ EP_SPOLL=$ENDPOINT PID_SPOLL=$SERVER_PID
 start_server --log-requests --random-etags || exit 1
 keep_log server-no-md5
 EP_NOMD5=$ENDPOINT PID_NOMD5=$SERVER_PID
+start_server --log-requests --rdma-no-pacing || exit 1
+keep_log server-no-pacing
+EP_NOPACE=$ENDPOINT PID_NOPACE=$SERVER_PID
 sizes=${PHASES_SIZES:-4096 65536}
-variants=${PHASES_VARIANTS:-default no-windows answer-first poll server-poll server-no-md5}
+variants=${PHASES_VARIANTS:-default no-windows answer-first poll server-poll server-no-md5 server-no-pacing}
 rc=0
 for round in 1 2 3; do
   for s in $sizes; do
@@ -49,6 +53,7 @@ for round in 1 2 3; do
         poll) env=HIPOBJ_SPIN_US=poll ;;
         server-poll) ep=$EP_SPOLL ;;
         server-no-md5) ep=$EP_NOMD5 ;;
+        server-no-pacing) ep=$EP_NOPACE ;;
       esac
       for op in get put; do
         line=$(env $env hipobj-vmtest "$ep" phases $op "$s" "$count" 2>&1) || {
@@ -60,7 +65,7 @@ for round in 1 2 3; do
     done
   done
 done
-for p in $PID_DEFAULT $PID_SPOLL $PID_NOMD5; do
+for p in $PID_DEFAULT $PID_SPOLL $PID_NOMD5 $PID_NOPACE; do
   kill "$p" 2>/dev/null
   wait "$p" 2>/dev/null
 done
@@ -68,7 +73,7 @@ done
 # by HTTP (in>0) or by RDMA (in=0), a GET's went out by HTTP (out>0) or
 # by RDMA (out=0); medians over every such request of the run (of every
 # size in PHASES_SIZES together).
-for v in default server-poll server-no-md5; do
+for v in default server-poll server-no-md5 server-no-pacing; do
   cp "/tmp/srv.$v.log" "${RESULTS:-/tmp}/srv.$v.log" 2>/dev/null
   awk -v v="$v" '($3 == "PUT" || $3 == "GET") && $4 == "/vmtest/phases" {
       io = $3 == "PUT" ? $8 : $9; sub(/^(in|out)=/, "", io); ms = $10; sub(/ms$/, "", ms)

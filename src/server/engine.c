@@ -844,7 +844,7 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
   unsigned inflight = 0, head = 0, max_inflight = 0;
   *moved = 0;
   while (*moved < w->size) {
-    size_t window = ho_pace_window(&w->e->pace, ho_now_ns());
+    size_t window = ho_pace_window_for(&w->e->pace, w->size, ho_now_ns());
     size_t piece = ho_pace_troubled(&w->e->pace, window) ? w->e->wr_piece
                                                            : w->e->wr_piece_clean;
     while (inflight < depth && next < w->size) {

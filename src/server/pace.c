@@ -14,6 +14,7 @@ void ho_pace_init(struct ho_pace *p, const struct ho_topology *topo,
   p->port = port;
   snprintf(p->nic, sizeof p->nic, "%s", nic ? nic : "");
   p->max = max;
+  p->mtu = mtu;
   p->min = 2 * mtu < max ? 2 * mtu : max;
   p->on = soft && topo && topo->ops->hw_counter &&
           topo->ops->hw_counter(topo, p->nic, port, HO_PACE_COUNTER, &v) ==
@@ -60,4 +61,11 @@ size_t ho_pace_window(struct ho_pace *p, uint64_t now_ns)
                                      now_ns + HO_PACE_LOOK_NS))
     look(p);
   return atomic_load(&p->window);
+}
+
+size_t ho_pace_window_for(struct ho_pace *p, uint64_t bytes, uint64_t now_ns)
+{
+  if (p->on && bytes <= p->mtu)
+    return atomic_load(&p->window);
+  return ho_pace_window(p, now_ns);
 }

@@ -34,6 +34,7 @@ struct ho_pace {
   char nic[HO_NIC_NAME_MAX];
   int port;
   bool on;             /* paced: a software device with the counter */
+  size_t mtu;          /* bytes in one packet */
   size_t min, max;     /* bytes: two MTUs; the whole pipeline */
   _Atomic uint64_t next_look_ns;
   _Atomic unsigned long long retries; /* the counter at the last look */
@@ -52,6 +53,13 @@ void ho_pace_init(struct ho_pace *p, const struct ho_topology *topo,
  * the interval has passed (one caller looks; the others use the last
  * window). */
 size_t ho_pace_window(struct ho_pace *p, uint64_t now_ns);
+
+/* The window for a transfer of `bytes`: one of at most an MTU is one
+ * packet in one work request at any window, so it takes the window as it
+ * is and never looks (a look reads sysfs: about 0.35 ms on the project's
+ * two-vCPU VM, on a 4 KiB transfer's path; docs/performance.md, "Where a
+ * small transfer's time goes"); a larger one as ho_pace_window(). */
+size_t ho_pace_window_for(struct ho_pace *p, uint64_t bytes, uint64_t now_ns);
 
 /* n payload bytes were posted under the window. */
 void ho_pace_posted(struct ho_pace *p, size_t n);
