@@ -3,17 +3,22 @@
 # faults: three `hipobj bench` processes at once on the fault fabric
 # (tests/vm/faults.sh) under USER_NETEM (default "loss 1% delay 2ms 1ms"),
 # --sizes 4K,256K,4M --concurrency 1,2 --iterations 15 --ops put,get
-# --require-rdma, HIPOBJ_TRANSFER_TIMEOUT_MS=30000. Prints each process's
+# --require-rdma, HIPOBJ_TRANSFER_TIMEOUT_MS=30000 (USER_TIMEOUT_MS: another
+# value; "default": the library's own, with its deadline that follows
+# progress). Prints each process's
 # table and exit status, the server's failure counters and netem's drops.
 . /payload/lib.sh
 . /payload/faults.sh
 : "${USER_NETEM:=loss 1% delay 2ms 1ms}"
+: "${USER_TIMEOUT_MS:=30000}"
 out=${RESULTS:-/tmp}/user-faults.txt
 : >"$out"
 fault_fabric_up || exit 1
 RXE_DEV=$FAULT_SERVER_DEV start_server --rdma-qps 32 >/dev/null || exit 1
 curl -sf -X PUT "$ENDPOINT/bench" >/dev/null || { echo "no bucket"; exit 1; }
-export RXE_DEV=$FAULT_CLIENT_DEV HIPOBJ_NIC=$FAULT_CLIENT_DEV HIPOBJ_TRANSFER_TIMEOUT_MS=30000
+export RXE_DEV=$FAULT_CLIENT_DEV HIPOBJ_NIC=$FAULT_CLIENT_DEV
+[ "$USER_TIMEOUT_MS" = default ] || export HIPOBJ_TRANSFER_TIMEOUT_MS=$USER_TIMEOUT_MS
+echo "timeout: ${HIPOBJ_TRANSFER_TIMEOUT_MS:-the library's default}" | tee -a "$out"
 fault_roce $USER_NETEM
 pids=""
 for i in 1 2 3; do
