@@ -62,12 +62,23 @@ echo "BACKLOG $(cat /proc/sys/net/core/netdev_max_backlog)" | tee -a "$out"
 field() { tr -d '\n' <"$1" | sed -n "s/.*\"$2\": \"*\([A-Za-z0-9.]*\)\"*.*/\1/p"; }
 stat() { curl -s -m 10 "$ENDPOINT/_hipobj/stats" | sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p"; }
 max() { awk "BEGIN {a = $1 + 0; b = $2 + 0; print (a > b ? a : b)}"; }
-WARM=${MATRIX_WARM_S:-4} WIN=${MATRIX_WINDOW_S:-6}
+rdma_puts() { curl -s -m 10 "$ENDPOINT/_hipobj/stats" | sed -n 's/.*"rdma":{[^}]*"put":\([0-9]*\).*/\1/p'; }
+WARM=${MATRIX_WARM_S:-1} WIN=${MATRIX_WINDOW_S:-6}
+# seeded PUTS0 N: wait (at most 300 s) until the server has answered N
+# more RDMA PUTs than PUTS0: every stream's untimed seeding PUT is done
+seeded() {
+  local k=0
+  while [ $(( $(rdma_puts) - $1 )) -lt "$2" ] && [ $k -lt 600 ]; do
+    sleep 0.5
+    k=$((k + 1))
+  done
+}
 # point RAILS PROCS STREAMS: every process's streams GET (each PUTs its
 # object once first); steady is the bytes through the rails' veth pairs
-# (RoCE headers and ACKs included) from WARM s after the launch over the
-# next WIN s, with every process still running at its end (else
-# "window_full=0"); wall is the GET bytes from the launch to the last exit.
+# (RoCE headers and ACKs included) over WIN s from WARM s after every
+# seeding PUT was answered (so the window holds GETs only), with every
+# process still running at its end (else "window_full=0"); wall is the
+# GET bytes from the launch to the last exit, seeding included.
 point() {
   local nic=rxc0 iters i q t0 t1 w0 w1 b0 b1 d0 d1 ok=0 full=1 pids=""
   [ "$1" = 2 ] && nic=rxc0,rxc1
@@ -76,6 +87,8 @@ point() {
   local ps0 rf0 qd0 sd0 rr0 oo0
   ps0=$(stat pace_shrinks) rf0=$(stat rdma_failed) qd0=$(stat queued)
   sd0=$(softnet_drops) rr0=$(rxe_sum completer_retry_err) oo0=$(rxe_sum out_of_seq_request)
+  local pt0
+  pt0=$(rdma_puts)
   t0=$(uptime_s)
   i=1
   while [ $i -le "$2" ]; do
@@ -85,6 +98,9 @@ point() {
     pids="$pids $!"
     i=$((i + 1))
   done
+  seeded "$pt0" $(( $2 * $3 ))
+  local ts
+  ts=$(uptime_s)
   sleep "$WARM"
   b0=$(pair 0) b1=$(pair 1) w0=$(uptime_s)
   sleep "$WIN"
@@ -106,7 +122,8 @@ point() {
   echo "POINT rails=$1 procs=$2 streams=$3 size=$SIZE iters=$iters ok=$ok window_full=$full" \
     "steady_mibps=$(awk "BEGIN {printf \"%.1f\", ($d0 + $d1) / ($w1 - $w0) / 1048576}")" \
     "wall_mibps=$(awk "BEGIN {printf \"%.1f\", $2 * $3 * $iters * $SIZE / ($t1 - $t0) / 1048576}")" \
-    "wall_s=$(awk "BEGIN {print $t1 - $t0}") p50_ms=$p50 p99_ms=$p99" \
+    "wall_s=$(awk "BEGIN {print $t1 - $t0}") seeded_s=$(awk "BEGIN {print $ts - $t0}")" \
+    "p50_ms=$p50 p99_ms=$p99" \
     "rail0_bytes=$d0 rail1_bytes=$d1 pace_shrinks=$(( $(stat pace_shrinks) - ps0 ))" \
     "rdma_failed=$(( $(stat rdma_failed) - rf0 )) queued=$(( $(stat queued) - qd0 ))" \
     "softnet_drops=$(( $(softnet_drops) - sd0 )) rxe_retries=$(( $(rxe_sum completer_retry_err) - rr0 ))" \

@@ -4,8 +4,10 @@
 # `hipobj bench`, all at once, against hipobj-test-server on both server
 # NICs of tests/vm/rails.sh's fabric, next to ib_write_bw on one rail and
 # on both at once in the same boot. Steady MiB/s is what crossed the
-# rails' veth pairs in a window while every process ran (4 s after the
-# launch, for 6 s); wall MiB/s is the GET bytes over the time from the
+# rails' veth pairs in a window of GETs only while every process ran
+# (from 1 s after the server answered every stream's untimed seeding PUT,
+# for 6 s; before 2026-12-07 it began 4 s after the launch, inside the
+# seeding at 32 streams and more); wall MiB/s is the GET bytes over the time from the
 # first launch to the last exit (start-up, registration, connections and
 # each stream's untimed seeding PUT included). Prints the raw lines and a
 # markdown table. MATRIX_SIZE, MATRIX_PROCS, MATRIX_STREAMS, MATRIX_RAILS,
