@@ -41,13 +41,8 @@ start_server || exit 1
 curl -sf -X PUT "$ENDPOINT/lat" >/dev/null
 for round in 1 2 3 4 5; do
   for s in 4096 65536; do
-    ib_write_lat -d "$RXE_DEV" -x "$gid" -s "$s" -n 200 -F >/tmp/lat.srv 2>&1 &
-    srv=$!
-    sleep 0.5
-    t=$(ib_write_lat -d "$RXE_DEV" -x "$gid" -s "$s" -n 200 -F 127.0.0.1 2>&1 |
-      awk -v s="$s" '$1 == s {print $5}' | tail -n1)
-    wait $srv 2>/dev/null
-    echo "PERF tool=ib_write_lat size=$s round=$round t_typical_us=${t:-0}" | tee -a "$out"
+    echo "PERF tool=ib_write_lat size=$s round=$round t_typical_us=$(write_lat_us "$s")" |
+      tee -a "$out"
   done
   for mode in --no-rdma --require-rdma; do
     hipobj bench s3://lat/x --endpoint "$ENDPOINT" --sizes 4K,64K --concurrency 1 \

@@ -10,7 +10,6 @@
 . /payload/lib.sh
 out=${RESULTS:-/tmp}/phases.txt
 : >"$out"
-gid=${RXE_GID_INDEX:-1}
 count=${PHASES_COUNT:-30}
 export HIPOBJ_TRANSFER_TIMEOUT_MS=60000
 # Each server's request log (its stderr: one line per request, with the
@@ -36,13 +35,8 @@ variants=${PHASES_VARIANTS:-default no-windows answer-first poll server-poll ser
 rc=0
 for round in 1 2 3; do
   for s in $sizes; do
-    ib_write_lat -d "$RXE_DEV" -x "$gid" -s "$s" -n 200 -F >/tmp/lat.srv 2>&1 &
-    srv=$!
-    sleep 0.5
-    t=$(ib_write_lat -d "$RXE_DEV" -x "$gid" -s "$s" -n 200 -F 127.0.0.1 2>&1 |
-      awk -v s="$s" '$1 == s {print $5}' | tail -n1)
-    wait $srv 2>/dev/null
-    echo "PERF tool=ib_write_lat size=$s round=$round t_typical_us=${t:-0}" | tee -a "$out"
+    echo "PERF tool=ib_write_lat size=$s round=$round t_typical_us=$(write_lat_us "$s")" |
+      tee -a "$out"
     [ "$s" = 4096 ] && hipobj-vmprobe window-latency 2>&1 | grep '^WINLAT' |
       sed "s/\$/ round=$round/" | tee -a "$out"
     for v in $variants; do

@@ -31,7 +31,7 @@ echo "host load after: $(cat /proc/loadavg)"
 cat "$res/phases.txt"
 python3 - "$res/phases.txt" <<'PY'
 import re, statistics, sys
-rows, lat, srv = {}, {}, []
+rows, lat, srv, win = {}, {}, [], {}
 for line in open(sys.argv[1]):
     kv = dict(re.findall(r"(\w+)=([\w.-]+)", line))
     if line.startswith("PERF "):
@@ -40,7 +40,7 @@ for line in open(sys.argv[1]):
         srv.append(kv)
     elif line.startswith("WINLAT "):
         for k in ("read_mr", "read_mw", "write_mr", "write_mw"):
-            lat.setdefault(k, []).append(float(kv[k + "_us"]))
+            win.setdefault(k, []).append(float(kv[k + "_us"]))
     elif line.startswith("PHASES "):
         rows.setdefault((kv["variant"], kv["op"], int(kv["size"])), []).append(kv)
 cols = ["http", "head", "token", "exchange", "complete", "rdma_sum", "whole"]
@@ -57,9 +57,9 @@ if srv:
     print("\nThe servers' own time per request (their request logs, medians, ms): " +
           "; ".join(f"{r['server']} {r['op']} by {r['path']} {float(r['p50_ms']):.3f}"
                     for r in srv))
-if "read_mw" in lat:
+if win:
     print("\n4 KiB by raw verbs, one QP pair, post to completion (medians, us): " +
-          ", ".join(f"{k} {statistics.median(lat[k]):.1f}"
+          ", ".join(f"{k} {statistics.median(win[k]):.1f}"
                     for k in ("read_mr", "read_mw", "write_mr", "write_mw")))
 PY
 exit $rc

@@ -5,6 +5,8 @@
 # start_gateway NAME BACKEND ARGS...: hipobj-gateway on the rxe device in
 # front of BACKEND (127.0.0.1 port 0 unless ARGS has a --listen), its
 # stderr appended to /tmp/gateway.NAME.err; sets NAME_URL and NAME_PID.
+# write_lat_us SIZE: ib_write_lat's typical latency (us) for SIZE bytes
+# over the rxe device to itself (200 iterations), 0 if it gave none.
 set -u
 : "${RXE_DEV:=rxe0}"
 export HIPOBJ_GPU_RUNTIME=none
@@ -66,3 +68,14 @@ stop_server() {
     sed 's/^/  server stderr: /'
 }
 trap stop_server EXIT
+
+write_lat_us() {
+  local srv t
+  ib_write_lat -d "$RXE_DEV" -x "${RXE_GID_INDEX:-1}" -s "$1" -n 200 -F >/tmp/lat.srv 2>&1 &
+  srv=$!
+  sleep 0.5
+  t=$(ib_write_lat -d "$RXE_DEV" -x "${RXE_GID_INDEX:-1}" -s "$1" -n 200 -F 127.0.0.1 2>&1 |
+    awk -v s="$1" '$1 == s {print $5}' | tail -n1)
+  wait $srv 2>/dev/null
+  echo "${t:-0}"
+}

@@ -310,6 +310,19 @@ static void mw_cost(struct mw_pair *p, struct ibv_mw *mw, struct ibv_mr *mr,
          "%d pairs)\n", dev_name(), us, N);
 }
 
+/* The end of a windows probe: the window, both MRs, the device, the
+ * buffers. */
+static void mw_probe_free(struct mw_pair *p, struct ibv_mw *mw, struct ibv_mr *mr,
+                          struct ibv_mr *smr, void *buf, void *src)
+{
+  p->v->dealloc_mw(mw);
+  p->v->dereg_mr(mr);
+  p->v->dereg_mr(smr);
+  ho_device_close(p->d);
+  free(buf);
+  free(src);
+}
+
 static void probe_windows(void)
 {
   const struct ho_platform *sys = real_platform();
@@ -428,12 +441,7 @@ static void probe_windows(void)
   check(mw_pair_connect(&p) == 0, "fresh QPs for the cost");
   mw_cost(&p, mw, mr, buf, &rkey);
   mw_pair_close(&p);
-  sys->verbs->dealloc_mw(mw);
-  sys->verbs->dereg_mr(mr);
-  sys->verbs->dereg_mr(smr);
-  ho_device_close(p.d);
-  free(buf);
-  free(src);
+  mw_probe_free(&p, mw, mr, smr, buf, src);
 }
 
 /* What an RDMA READ or WRITE of 4 KiB costs through a memory window
@@ -485,12 +493,7 @@ static void probe_window_latency(void)
   }
   printf("\n");
   mw_pair_close(&p);
-  sys->verbs->dealloc_mw(mw);
-  sys->verbs->dereg_mr(mr);
-  sys->verbs->dereg_mr(smr);
-  ho_device_close(p.d);
-  free(buf);
-  free(src);
+  mw_probe_free(&p, mw, mr, smr, buf, src);
 }
 
 /* ---- the hostile-server suite (tests/unit/test_scoped.c) on rxe --------- */
