@@ -543,6 +543,36 @@ void ho_conn_report_wc(struct ho_conn *c, const struct ibv_wc *wc)
 
 #define ACK_BATCH 16 /* events acknowledged together (a lock in verbs) */
 
+int ho_conn_channel_fd(const struct ho_conn *c)
+{
+  return c->ch ? c->ch->fd : -1;
+}
+
+bool ho_conn_arm(struct ho_conn *c)
+{
+  if (c->armed)
+    return true;
+  if (!c->ch || c->dev->v->req_notify_cq(c->cq, 0) != 0)
+    return false;
+  c->armed = true;
+  atomic_fetch_add_explicit(&c->dev->wait_arms, 1, memory_order_relaxed);
+  return true;
+}
+
+bool ho_conn_take_events(struct ho_conn *c)
+{
+  struct ibv_cq *cq;
+  void *ctx;
+  bool got = false;
+  while (c->ch && c->dev->v->get_cq_event(c->ch, &cq, &ctx) == 0) {
+    got = true;
+    c->armed = false; /* an event disarms the CQ */
+    if (++c->unacked >= ACK_BATCH)
+      ack_events(c);
+  }
+  return got;
+}
+
 /* Blocks on c's channel until an event, the deadline or max_us, whichever
  * comes first, and reads the events there are. */
 static void block_on_channel(struct ho_conn *c, uint64_t now,
@@ -554,17 +584,7 @@ static void block_on_channel(struct ho_conn *c, uint64_t now,
     ns = (uint64_t)max_us * 1000u;
   struct pollfd p = {.fd = c->ch->fd, .events = POLLIN};
   struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-  bool got = false;
-  if (ppoll(&p, 1, &ts, NULL) > 0) {
-    struct ibv_cq *cq;
-    void *ctx;
-    while (d->v->get_cq_event(c->ch, &cq, &ctx) == 0) {
-      got = true;
-      c->armed = false; /* an event disarms the CQ */
-      if (++c->unacked >= ACK_BATCH)
-        ack_events(c);
-    }
-  }
+  bool got = ppoll(&p, 1, &ts, NULL) > 0 && ho_conn_take_events(c);
   atomic_fetch_add_explicit(got ? &d->wait_events : &d->wait_idle_wakes, 1,
                             memory_order_relaxed);
 }
@@ -635,12 +655,8 @@ enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
     if (now < spin_end)
       continue;
     if (!c->armed) {
-      if (c->dev->v->req_notify_cq(c->cq, 0) != 0) {
+      if (!ho_conn_arm(c))
         ho_backoff(&round, max_sleep_us);
-        continue;
-      }
-      c->armed = true;
-      atomic_fetch_add_explicit(&c->dev->wait_arms, 1, memory_order_relaxed);
       continue; /* poll again: what came before the arm raises no event */
     }
     block_on_channel(c, now, deadline_ns, max_sleep_us);

@@ -187,6 +187,18 @@ enum ho_wait_end ho_conn_wait(struct ho_conn *c, uint64_t deadline_ns,
                               const atomic_bool *cancel, unsigned max_sleep_us,
                               ho_take_fn take, void *arg);
 
+/* For a thread that waits on many connections at once (the server's
+ * dispatcher, docs/architecture.md): the connection's completion channel
+ * fd (-1: it has none, and must be polled), the CQ armed for its next
+ * completion (false: no channel, or the arm failed), and the channel's
+ * events read without blocking (true: there were some; acknowledged in
+ * batches, as ho_conn_wait does). Then ho_conn_wait with deadline 0 polls
+ * once. The arm must be followed by a poll: what came before it raises
+ * no event. */
+int ho_conn_channel_fd(const struct ho_conn *c);
+bool ho_conn_arm(struct ho_conn *c);
+bool ho_conn_take_events(struct ho_conn *c);
+
 /* Report a failed completion once (work request, status and vendor error)
  * and mark the connection broken. */
 void ho_conn_report_wc(struct ho_conn *c, const struct ibv_wc *wc);

@@ -5,6 +5,10 @@
  *   connections  a QP connected to one client QP, kept between transfers
  *                and found by the client QP its next token names (the spare
  *                announced in ready), up to cfg.max_connections.
+ * One more thread, the dispatcher, waits for every answer-first
+ * transfer's ready through one epoll set and wakes the transfer's worker
+ * when it came (a worker's thread runs only while bytes move), and
+ * retires idle connections.
  * A connection's QP is connected once and retired (ERR, then destroyed
  * after a grace period), never reset for another client. */
 #include "engine.h"
@@ -15,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/log.h"
@@ -69,6 +76,14 @@ struct worker {
   bool awaiting;
   uint64_t awaiting_since_ns;
   atomic_bool cancel;
+  /* At the dispatcher (under mu): the reply was written and the
+   * dispatcher waits for ready until ready_deadline_ns, then sets
+   * ready_end and go. watched: its channel is in the dispatcher's epoll
+   * set (the dispatcher's alone). */
+  bool at_dispatcher;
+  bool watched;
+  uint64_t ready_deadline_ns;
+  enum ho_wait_end ready_end;
   /* The worker's thread, started with the engine: it waits for `go`. */
   pthread_t thread;
   bool thread_started;
@@ -97,9 +112,11 @@ struct ho_engine {
   struct worker *workers;
   ho_mutex mu;
   pthread_cond_t changed; /* a worker or a connection was released */
-  pthread_cond_t reaper_cv;
-  pthread_t reaper;
-  bool reaper_started;
+  pthread_t dispatcher;
+  bool dispatcher_started;
+  int epfd;                 /* the dispatcher's: watched channels, kick_fd */
+  int kick_fd;              /* an eventfd: something for the dispatcher */
+  struct worker **scratch;  /* the dispatcher's: workers it waits for */
   bool stopping HO_GUARDED_BY(mu);
   bool refusing HO_GUARDED_BY(mu); /* ho_engine_refuse_new() */
   unsigned running HO_GUARDED_BY(mu);
@@ -351,21 +368,174 @@ static void reap_once(struct ho_engine *e)
     retire(e, v[i]);
 }
 
-static void *reaper_thread(void *arg)
+/* ---- the dispatcher: every wait for ready, and the reaper ---------------- */
+
+#define POLL_TICK_NS (1 * MS) /* a connection without a channel is polled */
+
+/* Something for the dispatcher: a transfer to wait for, a cancel, the
+ * stop. An eventfd write never blocks (EAGAIN only at a count no read
+ * left, and then a wake is pending anyway), so it may be made under mu,
+ * as a condition is signalled. */
+static void kick(struct ho_engine *e)
+{
+  uint64_t one = 1;
+  if (e->kick_fd >= 0 && write(e->kick_fd, &one, sizeof one) < 0 &&
+      errno != EAGAIN)
+    ho_warn("engine: cannot wake the dispatcher: %s", strerror(errno));
+}
+
+/* The workers whose transfers wait for ready; *stop: the engine stops and
+ * nothing runs or waits any more. */
+static unsigned collect_awaiting(struct ho_engine *e, struct worker **out,
+                                 bool *stop)
+{
+  unsigned n = 0;
+  ho_mutex_lock(&e->mu);
+  for (unsigned i = 0; i < e->cfg.qps; i++)
+    if (e->workers[i].busy && e->workers[i].at_dispatcher)
+      out[n++] = &e->workers[i];
+  *stop = e->stopping && e->running == 0 && e->queued == 0;
+  ho_mutex_unlock(&e->mu);
+  return n;
+}
+
+static void watch(struct ho_engine *e, struct worker *w)
+{
+  int fd = ho_conn_channel_fd(w->sc->conn);
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
+  w->watched = fd >= 0 && epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) == 0;
+}
+
+/* Poll w's connection for ready (and arm it, then poll again, so that a
+ * ready that came before the arm is not missed). True when the wait is
+ * over, w->ready_end saying how: ready (or another message, or an error
+ * completion), the ready timeout, or a cancel. */
+static bool look(struct worker *w, uint64_t now)
+{
+  struct ho_conn *c = w->sc->conn;
+  bool no_send = false;
+  if (!w->watched)
+    watch(w->e, w);
+  for (int pass = 0; pass < 2; pass++) {
+    enum ho_wait_end r = ho_conn_wait_msg_ex(c, &no_send, 0, NULL, &w->ready);
+    if (r != HO_WAIT_TIMEOUT) { /* deadline 0: TIMEOUT is "nothing yet" */
+      w->ready_end = r;
+      return true;
+    }
+    if (atomic_load(&w->cancel)) {
+      w->ready_end = HO_WAIT_CANCELLED;
+      return true;
+    }
+    if (now >= w->ready_deadline_ns) {
+      ho_warn("engine: QP 0x%x: no ready message before the ready timeout",
+              c->qp->qp_num);
+      w->ready_end = HO_WAIT_TIMEOUT;
+      return true;
+    }
+    if (c->armed || !w->watched || !ho_conn_arm(c))
+      return false; /* an event will come, or the next tick polls */
+  }
+  return false;
+}
+
+/* The wait is over: the worker's thread takes the transfer on. */
+static void hand_over(struct ho_engine *e, struct worker *w)
+{
+  if (w->watched &&
+      epoll_ctl(e->epfd, EPOLL_CTL_DEL, ho_conn_channel_fd(w->sc->conn),
+                NULL) != 0)
+    ho_warn("engine: cannot stop watching a channel: %s", strerror(errno));
+  w->watched = false; /* its waits are the worker's from now on */
+  ho_mutex_lock(&e->mu);
+  w->at_dispatcher = w->awaiting = false;
+  e->stats.readies_dispatched += w->ready_end == HO_WAIT_DONE;
+  w->go = true;
+  pthread_cond_signal(&w->go_cv);
+  ho_mutex_unlock(&e->mu);
+}
+
+/* Block until a watched channel has an event, a kick, or `wake`; read the
+ * events, so that the CQs can be armed again. */
+static void wait_events(struct ho_engine *e, uint64_t wake)
+{
+  struct epoll_event ev[32];
+  uint64_t now = ho_now_ns();
+  int ms = wake > now ? (int)((wake - now + MS - 1) / MS) : 0;
+  int n = epoll_wait(e->epfd, ev, 32, ms);
+  for (int i = 0; i < n; i++) {
+    struct worker *w = ev[i].data.ptr;
+    uint64_t count;
+    if (!w) {
+      if (read(e->kick_fd, &count, sizeof count) < 0 && errno != EAGAIN)
+        ho_warn("engine: cannot read the dispatcher's kick: %s",
+                strerror(errno));
+    } else if (ho_conn_take_events(w->sc->conn)) {
+      atomic_fetch_add_explicit(&e->dev->wait_events, 1, memory_order_relaxed);
+    }
+  }
+}
+
+/* One look at every transfer waiting for ready; returns when to look
+ * again at the latest. */
+static uint64_t dispatch_once(struct ho_engine *e, unsigned n, uint64_t wake)
+{
+  uint64_t now = ho_now_ns();
+  for (unsigned i = 0; i < n; i++) {
+    struct worker *w = e->scratch[i];
+    if (look(w, now)) {
+      hand_over(e, w);
+      continue;
+    }
+    uint64_t t = w->watched && w->sc->conn->armed ? w->ready_deadline_ns
+                                                  : now + POLL_TICK_NS;
+    if (t < wake)
+      wake = t;
+  }
+  return wake;
+}
+
+static void *dispatcher_main(void *arg)
 {
   struct ho_engine *e = arg;
-  ho_mutex_lock(&e->mu);
-  while (!e->stopping) {
-    struct timespec ts = deadline_ts_ns((uint64_t)REAP_PERIOD_MS * MS);
-    ho_cond_timedwait(&e->reaper_cv, &e->mu, &ts);
-    if (e->stopping)
+  uint64_t reap_at = ho_now_ns() + (uint64_t)REAP_PERIOD_MS * MS;
+  for (;;) {
+    bool stop = false;
+    unsigned n = collect_awaiting(e, e->scratch, &stop);
+    if (stop)
       break;
-    ho_mutex_unlock(&e->mu);
-    reap_once(e);
-    ho_mutex_lock(&e->mu);
+    uint64_t wake = dispatch_once(e, n, reap_at);
+    if (ho_now_ns() >= reap_at) {
+      reap_once(e);
+      reap_at = ho_now_ns() + (uint64_t)REAP_PERIOD_MS * MS;
+      continue;
+    }
+    wait_events(e, wake);
   }
-  ho_mutex_unlock(&e->mu);
   return NULL;
+}
+
+static hipObjOpError_t dispatcher_open(struct ho_engine *e)
+{
+  e->epfd = epoll_create1(EPOLL_CLOEXEC);
+  e->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  e->scratch = calloc(e->cfg.qps, sizeof *e->scratch);
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+  if (e->epfd < 0 || e->kick_fd < 0 || !e->scratch ||
+      epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->kick_fd, &ev) != 0)
+    return hipObjInternalError;
+  if (pthread_create(&e->dispatcher, NULL, dispatcher_main, e) != 0)
+    return hipObjInternalError;
+  e->dispatcher_started = true;
+  return hipObjSuccess;
+}
+
+static void dispatcher_close(struct ho_engine *e)
+{
+  if (e->kick_fd >= 0)
+    close(e->kick_fd);
+  if (e->epfd >= 0)
+    close(e->epfd);
+  free(e->scratch);
 }
 
 static void init_conds(struct ho_engine *e)
@@ -374,7 +544,6 @@ static void init_conds(struct ho_engine *e)
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&e->changed, &ca);
-  pthread_cond_init(&e->reaper_cv, &ca);
   pthread_condattr_destroy(&ca);
 }
 
@@ -407,6 +576,7 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
   e->cfg = *cfg;
   set_defaults(&e->cfg);
   e->plat = plat;
+  e->epfd = e->kick_fd = -1;
   ho_mutex_init(&e->mu);
   init_conds(e);
   hipObjOpError_t err = choose_device(plat, cfg->nic, name);
@@ -436,10 +606,8 @@ hipObjOpError_t ho_engine_create(const struct ho_platform *plat,
     worker_init(e, &e->workers[i]);
   if (err == hipObjSuccess)
     ho_engine_share_cpus(e, 1);
-  if (err == hipObjSuccess &&
-      pthread_create(&e->reaper, NULL, reaper_thread, e) != 0)
-    err = hipObjInternalError;
-  e->reaper_started = err == hipObjSuccess;
+  if (err == hipObjSuccess)
+    err = dispatcher_open(e);
   for (unsigned i = 0; err == hipObjSuccess && i < e->cfg.qps; i++) {
     struct worker *w = &e->workers[i];
     w->thread_started = pthread_create(&w->thread, NULL, worker_main, w) == 0;
@@ -493,15 +661,15 @@ static void stop_threads(struct ho_engine *e)
 {
   ho_mutex_lock(&e->mu);
   e->stopping = true;
-  pthread_cond_broadcast(&e->reaper_cv);
   pthread_cond_broadcast(&e->changed); /* the queue gives up */
   while (e->running > 0 || e->queued > 0)
     ho_cond_wait(&e->changed, &e->mu);
   for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
     pthread_cond_signal(&e->workers[i].go_cv);
+  kick(e); /* nothing runs: the dispatcher ends */
   ho_mutex_unlock(&e->mu);
-  if (e->reaper_started)
-    pthread_join(e->reaper, NULL);
+  if (e->dispatcher_started)
+    pthread_join(e->dispatcher, NULL);
   for (unsigned i = 0; e->workers && i < e->cfg.qps; i++)
     if (e->workers[i].thread_started)
       pthread_join(e->workers[i].thread, NULL);
@@ -535,9 +703,9 @@ void ho_engine_destroy(struct ho_engine *e)
     worker_fini(e, &e->workers[i]);
   free(e->workers);
   free(e->conns);
+  dispatcher_close(e);
   ho_device_close(e->dev);
   pthread_cond_destroy(&e->changed);
-  pthread_cond_destroy(&e->reaper_cv);
   ho_mutex_destroy(&e->mu);
   free(e);
 }
@@ -551,6 +719,9 @@ void ho_engine_get_stats(struct ho_engine *e, struct ho_engine_stats *out)
   for (unsigned i = 0; i < e->nconns; i++)
     out->conn_idle += e->conns[i]->state == SC_IDLE;
   out->queued_now = e->queued;
+  out->awaiting_ready = 0;
+  for (unsigned i = 0; i < e->cfg.qps; i++)
+    out->awaiting_ready += e->workers[i].busy && e->workers[i].at_dispatcher;
   out->moving_max = e->moving_max;
   ho_mutex_unlock(&e->mu);
   out->qp_transitions =
@@ -721,21 +892,6 @@ static void note_reads_in_flight(struct worker *w, unsigned n)
   if (w->op == HIPOBJ_RDMA_OP_PUT && n > w->e->stats.max_reads_in_flight)
     w->e->stats.max_reads_in_flight = n;
   ho_mutex_unlock(&w->e->mu);
-}
-
-/* Wait for ready until the ready timeout, or until a full engine cancels
- * the wait (the worker is wanted, and this client is late). */
-static bool await_ready(struct worker *w)
-{
-  struct ho_engine *e = w->e;
-  bool no_send = false;
-  uint64_t deadline = ho_now_ns() + (uint64_t)e->cfg.ready_timeout_ms * MS;
-  enum ho_wait_end r = ho_conn_wait_msg_ex(w->sc->conn, &no_send, deadline,
-                                           &w->cancel, &w->ready);
-  if (r == HO_WAIT_TIMEOUT)
-    ho_warn("engine: QP 0x%x: no ready message before the ready timeout",
-            w->sc->conn->qp->qp_num);
-  return r == HO_WAIT_DONE && w->ready.type == HO_MSG_READY;
 }
 
 /* Key the connection by the spare the client announced, as soon as ready
@@ -950,11 +1106,10 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
   enum final_state fs = FINAL_NOT_SENT;
   struct ibv_wc wc;
   *moved = 0;
-  bool ready = await_ready(w);
-  ho_mutex_lock(&w->e->mu);
-  w->awaiting = false;
-  ho_mutex_unlock(&w->e->mu);
-  if (!ready) {
+  /* The dispatcher waited for ready (until the ready timeout, or until a
+   * full engine cancelled the wait: the worker is wanted, this client is
+   * late). */
+  if (w->ready_end != HO_WAIT_DONE || w->ready.type != HO_MSG_READY) {
     *timed_out = true; /* the client never came back: reclaim */
     *final_ok = false;
     return HO_FINAL_RDMA_ERROR;
@@ -995,7 +1150,7 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
 static void release_worker(struct ho_engine *e, struct worker *w)
     HO_REQUIRES(e->mu)
 {
-  w->busy = w->awaiting = false;
+  w->busy = w->awaiting = w->at_dispatcher = false;
   atomic_store(&w->cancel, false);
   w->sc = NULL;
   e->running--;
@@ -1121,6 +1276,7 @@ static struct worker *reclaim_worker(struct ho_engine *e) HO_REQUIRES(e->mu)
     return NULL;
   atomic_store(&late->cancel, true);
   e->stats.ready_reclaimed++;
+  kick(e);
   struct timespec until = deadline_ts_ns(e->finish_wait_ns);
   struct worker *w;
   while (!(w = claim_worker(e)))
@@ -1170,8 +1326,10 @@ static void cancel_awaiting_on(struct ho_engine *e, const struct sconn *sc)
   for (unsigned i = 0; i < e->cfg.qps; i++) {
     struct worker *w = &e->workers[i];
     if (w->busy && w->awaiting && w->sc == sc &&
-        !atomic_exchange(&w->cancel, true))
+        !atomic_exchange(&w->cancel, true)) {
       e->stats.ready_reclaimed++;
+      kick(e);
+    }
   }
 }
 
@@ -1311,12 +1469,16 @@ static enum ho_engine_start_result start_data_first(struct worker *w,
   return res;
 }
 
-static void spawn(struct worker *w)
+/* Answer first: the dispatcher waits for ready, and the worker's thread
+ * runs once it came. */
+static void await_ready(struct worker *w)
 {
-  ho_mutex_lock(&w->e->mu);
-  w->go = true;
-  pthread_cond_signal(&w->go_cv);
-  ho_mutex_unlock(&w->e->mu);
+  struct ho_engine *e = w->e;
+  ho_mutex_lock(&e->mu);
+  w->ready_deadline_ns = ho_now_ns() + (uint64_t)e->cfg.ready_timeout_ms * MS;
+  w->at_dispatcher = true;
+  kick(e);
+  ho_mutex_unlock(&e->mu);
 }
 
 enum ho_engine_start_result ho_engine_start(struct ho_engine *e,
@@ -1366,6 +1528,6 @@ enum ho_engine_start_result ho_engine_start_ex(
     return HO_ENGINE_DECLINE;
   }
   write_reply(w, reply);
-  spawn(w);
+  await_ready(w);
   return HO_ENGINE_STARTED;
 }

@@ -114,6 +114,8 @@ struct ho_engine_stats {
                                without ready, to serve a new request */
   uint64_t rdma_failed; /* the payload's RDMA failed after ready (in
                            failed) */
+  uint64_t readies_dispatched; /* readies the dispatcher woke a worker for */
+  unsigned awaiting_ready;     /* transfers the dispatcher waits for now */
   uint64_t data_first;  /* transfers run before the answer (version 3) */
   uint64_t bytes_written, bytes_read; /* by RDMA WRITE (GET), READ (PUT),
                                          counted before final is sent */

@@ -4,6 +4,7 @@
  * the two sides can disagree (another server, a restart, a stale key, a
  * failure, eviction, idle expiry, a version-1 peer on either side), each
  * resolved in the same round trip with every byte right. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -617,15 +618,116 @@ static void silent_tokens_are_reclaimed(void **state)
     assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
     assert_int_equal(r.start_result, HO_ENGINE_STARTED);
   }
-  /* All four workers wait for ready, none for long: 503. */
+  /* All four wait for ready at the dispatcher, none for long: 503. */
+  struct ho_engine_stats s;
+  ho_engine_get_stats(f->b.engine, &s);
+  assert_int_equal(s.awaiting_ready, 4);
   assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjS3Error);
   usleep(100 * 1000);
   assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_GET, 0, 4096), hipObjSuccess);
   assert_int_equal(xfer(f, &f->b, HIPOBJ_RDMA_OP_PUT, 0, 4096), hipObjSuccess);
-  struct ho_engine_stats s;
   ho_engine_get_stats(f->b.engine, &s);
   assert_true(s.ready_reclaimed >= 1 && s.ready_reclaimed <= 2);
   assert_true(s.timed_out >= 1);
+}
+
+/* The threads of this process. */
+static unsigned threads(void)
+{
+  DIR *d = opendir("/proc/self/task");
+  assert_non_null(d);
+  unsigned n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    n += e->d_name[0] != '.';
+  closedir(d);
+  return n;
+}
+
+/* One GET of 4096 bytes into mem by hand on a new client QP, answer first,
+ * whose ready names the QP itself as the spare: the server keeps the
+ * connection, keyed by it, idle. Returns the client's QP. */
+static struct ho_conn *raw_kept(struct sim_peer *p, struct ho_device *d,
+                                struct ibv_mr *mr, uint8_t *mem)
+{
+  struct ho_conn_attr attr = {
+      .max_send_wr = 8, .max_recv_wr = 8,
+      .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
+  struct ho_conn *c = NULL;
+  assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
+  struct ho_token t;
+  ho_conn_token(c, &t);
+  t.rkey = mr->rkey;
+  t.addr = (uintptr_t)mem;
+  t.len = 4096;
+  char tok[HO_TOKEN_HEX + 1];
+  ho_token_encode(&t, tok);
+  struct sim_request r;
+  sim_request_init(&r, p, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
+  struct ho_reply rep;
+  assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
+  uint64_t cookie = rep.peer.addr;
+  assert_int_equal(ho_conn_post_msg_recv(c), hipObjSuccess);
+  assert_int_equal(ho_conn_connect(c, &rep.peer,
+                                   ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
+                                   ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT)),
+                   hipObjSuccess);
+  struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V2,
+                         .cookie = cookie, .bytes = 4096, .op = HO_WIRE_GET,
+                         .next_qpn = c->qp->qp_num};
+  assert_int_equal(ho_conn_send_msg(c, &ready), hipObjSuccess);
+  bool pending = true;
+  struct ho_msg fin;
+  assert_int_equal(ho_conn_wait_msg(c, &pending, UINT64_MAX, &fin), hipObjSuccess);
+  assert_int_equal(fin.status, HO_FINAL_OK);
+  return c;
+}
+
+#define KEPT 1000
+
+/* Issue 23: 1,000 idle kept connections cost the engine no thread. Its
+ * threads are its workers and the dispatcher, made with it; every ready
+ * was waited for by the dispatcher, and every byte arrived. */
+static void kept_connections_cost_no_threads(void **state)
+{
+  struct fixture *f = *state;
+  struct ho_engine_config cfg = {.qps = 4, .max_connections = 1024};
+  struct sim_peer p;
+  unsigned before = threads();
+  assert_int_equal(sim_peer_create(&p, &f->w.plat, &cfg, OBJ_SIZE), 0);
+  fill(p.object, OBJ_SIZE, 3);
+  unsigned with_engine = threads();
+  assert_int_equal(with_engine - before, cfg.qps + 1);
+  struct ho_device *d = NULL;
+  assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
+                   hipObjSuccess);
+  uint8_t *mem = calloc(1, 4096);
+  struct ibv_mr *mr = fake_verbs_ops.reg_mr(
+      d->pd, mem, 4096,
+      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE);
+  struct ho_conn **cs = calloc(KEPT, sizeof *cs);
+  for (unsigned i = 0; i < KEPT; i++) {
+    memset(mem, 0xee, 4096);
+    cs[i] = raw_kept(&p, d, mr, mem);
+    assert_memory_equal(mem, p.object, 4096);
+  }
+  struct ho_engine_stats s = engine(&p);
+  assert_int_equal(s.conn_made, KEPT);
+  assert_int_equal(s.conn_live, KEPT);
+  assert_int_equal(s.conn_idle, KEPT);
+  assert_int_equal(s.completed, KEPT);
+  assert_int_equal(s.readies_dispatched, KEPT);
+  assert_int_equal(s.awaiting_ready, 0);
+  assert_int_equal(threads(), with_engine);
+  sim_peer_destroy(&p);
+  for (unsigned i = 0; i < KEPT; i++) {
+    ho_conn_retire(cs[i]);
+    ho_conn_destroy(cs[i]);
+  }
+  free(cs);
+  fake_verbs_ops.dereg_mr(mr);
+  free(mem);
+  ho_device_close(d);
 }
 
 int main(void)
@@ -656,6 +758,8 @@ int main(void)
                                       setup_four_workers, teardown),
       cmocka_unit_test_setup_teardown(ready_with_status_is_refused, setup, teardown),
       cmocka_unit_test_setup_teardown(ready_mismatch_is_refused, setup, teardown),
+      cmocka_unit_test_setup_teardown(kept_connections_cost_no_threads, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
