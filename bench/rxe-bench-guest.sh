@@ -61,4 +61,17 @@ hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) | grep BENCH | tee -a "$out"
 hipobj-vmtest "$ENDPOINT" bench 4 $((16 << 20)) | grep BENCH | tee -a "$out"
 echo "SERVER $(curl -s "$ENDPOINT/_hipobj/stats" | tr -d ' \n' | sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p')" | tee -a "$out"
 stop_server
+# BENCH_PACING_AB=N: N rounds of one stream at 16 and 64 MiB, alternating a
+# server with pacing (the default) and one without (--rdma-no-pacing), so
+# that what pacing costs a clean fabric stands next to it in this boot.
+for round in $(seq 1 "${BENCH_PACING_AB:-0}"); do
+  for variant in pacing no-pacing; do
+    flag=; [ "$variant" = no-pacing ] && flag=--rdma-no-pacing
+    start_server --random-etags $flag || exit 1
+    VMTEST_BENCH_MIN=16777216 hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) |
+      sed -n "s/^BENCH /AB variant=$variant round=$round /p" | tee -a "$out"
+    echo "AB variant=$variant round=$round server $(curl -s "$ENDPOINT/_hipobj/stats" | tr -d ' \n' | sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p')" | tee -a "$out"
+    stop_server
+  done
+done
 grep -c BENCH "$out" >/dev/null

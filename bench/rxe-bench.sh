@@ -6,6 +6,8 @@
 # plain-HTTP request plus ib_write_lat's typical latency. Prints a
 # markdown table with the ratios; --write puts it in docs/performance.md.
 #   bench/rxe-bench.sh [--write]
+# BENCH_PACING_AB=N adds N alternating rounds of one stream at 16 and 64
+# MiB with and without the server's pacing (AB lines in the raw results).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/vm
@@ -13,7 +15,8 @@ res=$(mktemp -d)
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hipobj hipobj_s3 hipobj_cli hipobj-test-server hipobj-vmtest \
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
-"$root/tools/rxe-vm/run.sh" --quiet --test-timeout 1200 --timeout 1500 --results "$res" \
+envs=(); [ -n "${BENCH_PACING_AB:-}" ] && envs=(--env "BENCH_PACING_AB=$BENCH_PACING_AB")
+"$root/tools/rxe-vm/run.sh" --quiet "${envs[@]}" --test-timeout 1200 --timeout 1500 --results "$res" \
   --file "$build/src/libhipobj.so.0:lib/libhipobj.so.0" \
   --file "$build/integrations/curl/libhipobj_s3.so.0:lib/libhipobj_s3.so.0" \
   --file "$build/tools/hipobj/hipobj:bin/hipobj" \

@@ -12,8 +12,10 @@
  * retries (hw counter completer_retry_err): any new retry since the last
  * look shrinks it to two MTUs; a look that finds none, after at least a
  * window of bytes was posted since the one before, doubles it, up to the
- * whole pipeline (an idle device does not grow it back). A clean fabric
- * never shrinks it. A device without the counter (hardware NICs) is not
+ * whole pipeline (an idle device does not grow it back). A fabric that
+ * never retries never shrinks it; Soft-RoCE over lo under one bulk stream
+ * does retry, and the cuts cost such a stream 14-20 points of ib_write_bw
+ * (docs/performance.md, "What pacing costs a clean fabric"). A device without the counter (hardware NICs) is not
  * paced. */
 #ifndef HO_PACE_H
 #define HO_PACE_H

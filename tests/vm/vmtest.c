@@ -524,7 +524,9 @@ static void case_bench(int streams, size_t max_size)
     fill(bufs[i], max_size, (uint32_t)i);
     hipObjBufRegisterHost(bufs[i], max_size);
   }
-  for (size_t size = 64u << 10; size <= max_size; size *= 4) {
+  const char *min = getenv("VMTEST_BENCH_MIN"); /* default 64 KiB */
+  size_t first = min && atol(min) > 0 ? (size_t)atol(min) : 64u << 10;
+  for (size_t size = first; size <= max_size; size *= 4) {
     int iters = (int)((256u << 20) / size / (size_t)streams);
     if (iters < 4)
       iters = 4;
