@@ -33,7 +33,7 @@ static void look(struct ho_pace *p)
   size_t w = atomic_load(&p->window);
   uint64_t posted = atomic_exchange(&p->posted, 0);
   if (v != atomic_exchange(&p->retries, v)) {
-    atomic_store(&p->window, p->min);
+    atomic_store(&p->window, w / 2 > p->min ? w / 2 : p->min);
     atomic_fetch_add(&p->shrinks, 1);
   } else if (w < p->max && posted >= w) {
     atomic_store(&p->window, w > p->max / 2 ? p->max : 2 * w);

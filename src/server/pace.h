@@ -9,14 +9,15 @@
  * crawls (a 1 MiB GET took 7.5 s under netem "loss 1% delay 2ms 1ms",
  * 0.85 s with two 4 KiB work requests in flight; docs/performance.md,
  * "Faults: root causes"). The window follows rxe's count of requester
- * retries (hw counter completer_retry_err): any new retry since the last
- * look shrinks it to two MTUs; a look that finds none, after at least a
- * window of bytes was posted since the one before, doubles it, up to the
- * whole pipeline (an idle device does not grow it back). A fabric that
- * never retries never shrinks it; Soft-RoCE over lo under one bulk stream
- * does retry, and the cuts cost such a stream 14-20 points of ib_write_bw
- * (docs/performance.md, "What pacing costs a clean fabric"). A device without the counter (hardware NICs) is not
- * paced. */
+ * retries (hw counter completer_retry_err): a look that finds new
+ * retries since the one before halves it, down to two MTUs (a few looks
+ * under reordering); a look that finds none, after at least a window of
+ * bytes was posted since the one before, doubles it, up to the whole
+ * pipeline (an idle device does not grow it back). Halving rather than a
+ * cut to two MTUs at once: Soft-RoCE over lo retries under one bulk
+ * stream at about one look in four, and the cut cost such a stream 14-20
+ * points of ib_write_bw (docs/performance.md, "What pacing costs a clean
+ * fabric"). A device without the counter (hardware NICs) is not paced. */
 #ifndef HO_PACE_H
 #define HO_PACE_H
 

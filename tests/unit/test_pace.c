@@ -71,8 +71,12 @@ static void not_paced(void **state)
   assert_false(p.on);
 }
 
-/* A clean fabric keeps the whole pipeline; new retries cut the window to
- * two MTUs at the next look; looks that find none double it back. */
+/* A fabric that never retries keeps the whole pipeline; each look that
+ * finds new retries halves the window, down to two MTUs; looks that find
+ * none after a window of traffic double it back. (Halving, not a cut to
+ * two MTUs at once: on Soft-RoCE over lo one bulk stream makes retries at
+ * one look in four, and the cut cost it 14-20 points of ib_write_bw;
+ * docs/performance.md, "What pacing costs a clean fabric".) */
 static void retries_shrink_quiet_grows(void **state)
 {
   (void)state;
@@ -88,13 +92,20 @@ static void retries_shrink_quiet_grows(void **state)
   assert_int_equal(ho_pace_window(&p, t + 1 * MS), MAX);
   assert_int_equal(reads, r);
   t += HO_PACE_LOOK_NS;
-  assert_int_equal(ho_pace_window(&p, t), 8192);
+  assert_int_equal(ho_pace_window(&p, t), MAX / 2);
   assert_int_equal(atomic_load(&p.shrinks), 1);
-  /* still retrying: stays at the floor */
-  counter++;
-  t += HO_PACE_LOOK_NS;
-  assert_int_equal(ho_pace_window(&p, t), 8192);
-  assert_int_equal(atomic_load(&p.shrinks), 2);
+  assert_true(ho_pace_troubled(&p, MAX / 2));
+  /* still retrying: halves at every look, down to the floor, no lower */
+  size_t want = MAX / 2;
+  unsigned shrinks = 1;
+  for (int i = 0; i < 12; i++) {
+    counter++;
+    t += HO_PACE_LOOK_NS;
+    want = want / 2 < 8192 ? 8192 : want / 2;
+    assert_int_equal(ho_pace_window(&p, t), want);
+    assert_int_equal(atomic_load(&p.shrinks), ++shrinks);
+  }
+  assert_int_equal(want, 8192);
   /* quiet but idle: an idle device does not grow the window back */
   for (int i = 0; i < 5; i++) {
     t += HO_PACE_LOOK_NS;
@@ -107,7 +118,6 @@ static void retries_shrink_quiet_grows(void **state)
   assert_true(ho_pace_troubled(&p, 8192));
   /* quiet with a window of traffic per look: doubles per look, up to the
    * pipeline, never past it */
-  size_t want = 8192;
   for (int i = 0; i < 12; i++) {
     ho_pace_posted(&p, want);
     t += HO_PACE_LOOK_NS;
@@ -116,7 +126,7 @@ static void retries_shrink_quiet_grows(void **state)
   }
   assert_int_equal(want, MAX);
   assert_false(ho_pace_troubled(&p, want));
-  assert_int_equal(atomic_load(&p.shrinks), 2);
+  assert_int_equal(atomic_load(&p.shrinks), shrinks);
 }
 
 /* A counter that cannot be read keeps the window as it is. */
@@ -126,12 +136,12 @@ static void unreadable_counter_keeps_window(void **state)
   struct ho_pace p;
   ho_pace_init(&p, &topo, "rxe0", 1, true, 1024, MAX);
   counter++;
-  assert_int_equal(ho_pace_window(&p, 1000 * MS), 2048);
+  assert_int_equal(ho_pace_window(&p, 1000 * MS), MAX / 2);
   counter_fails = true;
-  assert_int_equal(ho_pace_window(&p, 2000 * MS), 2048);
+  assert_int_equal(ho_pace_window(&p, 2000 * MS), MAX / 2);
   counter_fails = false;
-  ho_pace_posted(&p, 2048);
-  assert_int_equal(ho_pace_window(&p, 3000 * MS), 4096);
+  ho_pace_posted(&p, MAX / 2);
+  assert_int_equal(ho_pace_window(&p, 3000 * MS), MAX);
 }
 
 /* A pipeline smaller than two MTUs: the floor is the pipeline. */
@@ -160,11 +170,11 @@ static void one_packet_never_looks(void **state)
   assert_int_equal(reads, r);
   assert_int_equal(atomic_load(&p.shrinks), 0);
   /* one byte more is two packets: it looks, and finds the retries */
-  assert_int_equal(ho_pace_window_for(&p, 4097, t + 2 * HO_PACE_LOOK_NS), 8192);
+  assert_int_equal(ho_pace_window_for(&p, 4097, t + 2 * HO_PACE_LOOK_NS), MAX / 2);
   assert_int_equal(reads, r + 1);
   assert_int_equal(atomic_load(&p.shrinks), 1);
   /* the small one takes the cut window as it is */
-  assert_int_equal(ho_pace_window_for(&p, 4096, t + 3 * HO_PACE_LOOK_NS), 8192);
+  assert_int_equal(ho_pace_window_for(&p, 4096, t + 3 * HO_PACE_LOOK_NS), MAX / 2);
   assert_int_equal(reads, r + 1);
   /* not paced: the whole pipeline, no look */
   ho_pace_init(&p, &topo, "mlx5_0", 1, false, 4096, MAX);

@@ -562,10 +562,11 @@ static void sleep_ms(long ms)
   nanosleep(&ts, NULL);
 }
 
-/* Pacing (src/server/pace.h): while the device's retry counter moves, a
- * transfer keeps two MTUs in flight, one MTU per work request (the fake
- * NIC's MTU is 1024), and moves the same bytes; once it stops moving the
- * window grows back to the whole pipeline (4 chunks of 64 KiB). */
+/* Pacing (src/server/pace.h): while the device's retry counter moves, the
+ * window halves at every look down to two MTUs, where a transfer keeps
+ * one MTU per work request (the fake NIC's MTU is 1024) and moves the
+ * same bytes; once it stops moving the window grows back to the whole
+ * pipeline (4 chunks of 64 KiB). */
 static void retries_pace_the_server(void **state)
 {
   struct fixture *f = *state;
@@ -580,6 +581,18 @@ static void retries_pace_the_server(void **state)
   assert_int_equal(pthread_create(&b.t, NULL, bump_retries, &b), 0);
   sleep_ms(5);
   struct sim_request r;
+  struct ho_engine_stats es;
+  /* the window halves at each look (every 10 ms) while transfers move */
+  unsigned warm = 0;
+  do {
+    sim_request_init(&r, &p, HIPOBJ_RDMA_OP_GET, 0, size);
+    assert_int_equal(hipObjGet(NULL, f->buf, size, 0, &sim_ops, &r).opError,
+                     hipObjSuccess);
+    assert_memory_equal(f->buf, p.object, size);
+    ho_engine_get_stats(p.engine, &es);
+  } while (es.pace_window > 2048 && ++warm < 500);
+  assert_int_equal(es.pace_window, 2048);
+  assert_true(es.pace_shrinks >= 7); /* 256 KiB to 2 KiB: seven halvings */
   uint64_t w0 = server_wrs(0), r0 = server_wrs(1);
   sim_request_init(&r, &p, HIPOBJ_RDMA_OP_GET, 0, size);
   assert_int_equal(hipObjGet(NULL, f->buf, size, 0, &sim_ops, &r).opError,
@@ -597,7 +610,6 @@ static void retries_pace_the_server(void **state)
   struct fake_dev_stats st;
   assert_int_equal(fake_device_stats(WORLD_SERVER_NIC, &st), 0);
   assert_int_equal(st.max_reads_out, 2);
-  struct ho_engine_stats es;
   ho_engine_get_stats(p.engine, &es);
   assert_true(es.paced);
   assert_true(es.pace_shrinks >= 1);
