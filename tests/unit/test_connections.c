@@ -420,21 +420,21 @@ static void version1_server(void **state)
   assert_int_equal(pool().connections_reused, 0);
 }
 
-/* A raw client that sends one ready of its own making for a GET of 4096
- * bytes and returns the final it gets; mem is where the server may write. */
-static struct ho_msg raw_ready(struct fixture *f, const struct ho_msg *tmpl,
-                               uint8_t *mem)
+/* A raw client on device d: a new QP asks p for a GET of 4096 bytes into
+ * mem (registered as mr), connects to the server's offer and sends a ready
+ * of its own making (tmpl, with the transfer's cookie; with self_spare,
+ * naming the QP itself as the spare, so the server keeps the connection).
+ * Returns the final it gets; *out is the client's QP. */
+static struct ho_msg raw_get(struct sim_peer *p, struct ho_device *d,
+                             struct ibv_mr *mr, uint8_t *mem,
+                             const struct ho_msg *tmpl, bool self_spare,
+                             struct ho_conn **out)
 {
-  struct ho_device *d = NULL;
-  assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
-                   hipObjSuccess);
   struct ho_conn_attr attr = {
       .max_send_wr = 8, .max_recv_wr = 8,
       .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
   struct ho_conn *c = NULL;
   assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
-  struct ibv_mr *mr = fake_verbs_ops.reg_mr(d->pd, mem, 4096, attr.qp_access |
-                                                                  IBV_ACCESS_LOCAL_WRITE);
   struct ho_token t;
   ho_conn_token(c, &t);
   t.rkey = mr->rkey;
@@ -443,7 +443,7 @@ static struct ho_msg raw_ready(struct fixture *f, const struct ho_msg *tmpl,
   char tok[HO_TOKEN_HEX + 1];
   ho_token_encode(&t, tok);
   struct sim_request r;
-  sim_request_init(&r, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096);
+  sim_request_init(&r, p, HIPOBJ_RDMA_OP_GET, 0, 4096);
   assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
   struct ho_reply rep;
   assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
@@ -455,10 +455,33 @@ static struct ho_msg raw_ready(struct fixture *f, const struct ho_msg *tmpl,
                    hipObjSuccess);
   struct ho_msg ready = *tmpl;
   ready.cookie = cookie;
+  if (self_spare)
+    ready.next_qpn = c->qp->qp_num;
   assert_int_equal(ho_conn_send_msg(c, &ready), hipObjSuccess);
   bool pending = true;
   struct ho_msg fin;
   assert_int_equal(ho_conn_wait_msg(c, &pending, UINT64_MAX, &fin), hipObjSuccess);
+  *out = c;
+  return fin;
+}
+
+static struct ibv_mr *raw_reg(struct ho_device *d, uint8_t *mem)
+{
+  return fake_verbs_ops.reg_mr(d->pd, mem, 4096,
+                               IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+                                   IBV_ACCESS_LOCAL_WRITE);
+}
+
+/* raw_get on a device of its own, the client's QP retired after it. */
+static struct ho_msg raw_ready(struct fixture *f, const struct ho_msg *tmpl,
+                               uint8_t *mem)
+{
+  struct ho_device *d = NULL;
+  assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
+                   hipObjSuccess);
+  struct ibv_mr *mr = raw_reg(d, mem);
+  struct ho_conn *c = NULL;
+  struct ho_msg fin = raw_get(&f->a, d, mr, mem, tmpl, false, &c);
   ho_conn_retire(c);
   ho_conn_destroy(c);
   fake_verbs_ops.dereg_mr(mr);
@@ -508,52 +531,17 @@ static void ready_mismatch_is_refused(void **state)
 static void version1_client(void **state)
 {
   struct fixture *f = *state;
-  struct ho_device *d = NULL;
-  assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
-                   hipObjSuccess);
-  struct ho_conn_attr attr = {
-      .max_send_wr = 8, .max_recv_wr = 8,
-      .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
-  struct ho_conn *c = NULL;
-  assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
   uint8_t *mem = calloc(1, 4096);
-  struct ibv_mr *mr = fake_verbs_ops.reg_mr(d->pd, mem, 4096, attr.qp_access |
-                                                                  IBV_ACCESS_LOCAL_WRITE);
-  struct ho_token t;
-  ho_conn_token(c, &t);
-  t.rkey = mr->rkey;
-  t.addr = (uintptr_t)mem;
-  t.len = 4096;
-  char tok[HO_TOKEN_HEX + 1];
-  ho_token_encode(&t, tok);
-  struct sim_request r;
-  sim_request_init(&r, &f->a, HIPOBJ_RDMA_OP_GET, 0, 4096);
-  assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
-  struct ho_reply rep;
-  assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
-  uint64_t cookie = rep.peer.addr;
-  assert_int_equal(ho_conn_post_msg_recv(c), hipObjSuccess);
-  assert_int_equal(ho_conn_connect(c, &rep.peer,
-                                   ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
-                                   ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT)),
-                   hipObjSuccess);
   struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V1,
-                         .cookie = cookie, .bytes = 4096};
-  assert_int_equal(ho_conn_send_msg(c, &ready), hipObjSuccess);
-  bool pending = true;
-  struct ho_msg fin;
-  assert_int_equal(ho_conn_wait_msg(c, &pending, UINT64_MAX, &fin), hipObjSuccess);
+                         .bytes = 4096};
+  struct ho_msg fin = raw_ready(f, &ready, mem);
   assert_int_equal(fin.version, HO_PROTO_V1);
   assert_int_equal(fin.status, HO_FINAL_OK);
   assert_memory_equal(mem, f->a.object, 4096);
   for (int i = 0; i < 50 && engine(&f->a).retired_one_shot == 0; i++)
     usleep(10000);
   assert_int_equal(engine(&f->a).retired_one_shot, 1);
-  ho_conn_retire(c);
-  ho_conn_destroy(c);
-  fake_verbs_ops.dereg_mr(mr);
   free(mem);
-  ho_device_close(d);
 }
 
 /* A reply that claims reuse of a connection the client did not propose
@@ -643,46 +631,6 @@ static unsigned threads(void)
   return n;
 }
 
-/* One GET of 4096 bytes into mem by hand on a new client QP, answer first,
- * whose ready names the QP itself as the spare: the server keeps the
- * connection, keyed by it, idle. Returns the client's QP. */
-static struct ho_conn *raw_kept(struct sim_peer *p, struct ho_device *d,
-                                struct ibv_mr *mr, uint8_t *mem)
-{
-  struct ho_conn_attr attr = {
-      .max_send_wr = 8, .max_recv_wr = 8,
-      .qp_access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE};
-  struct ho_conn *c = NULL;
-  assert_int_equal(ho_conn_create(d, &attr, &c), hipObjSuccess);
-  struct ho_token t;
-  ho_conn_token(c, &t);
-  t.rkey = mr->rkey;
-  t.addr = (uintptr_t)mem;
-  t.len = 4096;
-  char tok[HO_TOKEN_HEX + 1];
-  ho_token_encode(&t, tok);
-  struct sim_request r;
-  sim_request_init(&r, p, HIPOBJ_RDMA_OP_GET, 0, 4096);
-  assert_int_equal(sim_ops.sendRequest(&r, tok, HO_TOKEN_HEX), 0);
-  struct ho_reply rep;
-  assert_true(ho_reply_parse(r.reply, strlen(r.reply), &rep));
-  uint64_t cookie = rep.peer.addr;
-  assert_int_equal(ho_conn_post_msg_recv(c), hipObjSuccess);
-  assert_int_equal(ho_conn_connect(c, &rep.peer,
-                                   ho_psn_from_cookie(cookie, HO_PSN_CLIENT_TO_SERVER),
-                                   ho_psn_from_cookie(cookie, HO_PSN_SERVER_TO_CLIENT)),
-                   hipObjSuccess);
-  struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V2,
-                         .cookie = cookie, .bytes = 4096, .op = HO_WIRE_GET,
-                         .next_qpn = c->qp->qp_num};
-  assert_int_equal(ho_conn_send_msg(c, &ready), hipObjSuccess);
-  bool pending = true;
-  struct ho_msg fin;
-  assert_int_equal(ho_conn_wait_msg(c, &pending, UINT64_MAX, &fin), hipObjSuccess);
-  assert_int_equal(fin.status, HO_FINAL_OK);
-  return c;
-}
-
 #define KEPT 1000
 
 /* Issue 23: 1,000 idle kept connections cost the engine no thread. Its
@@ -702,13 +650,14 @@ static void kept_connections_cost_no_threads(void **state)
   assert_int_equal(ho_device_open(&fake_verbs_ops, &f->w.topo, WORLD_CLIENT_NIC, &d),
                    hipObjSuccess);
   uint8_t *mem = calloc(1, 4096);
-  struct ibv_mr *mr = fake_verbs_ops.reg_mr(
-      d->pd, mem, 4096,
-      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE);
+  struct ibv_mr *mr = raw_reg(d, mem);
   struct ho_conn **cs = calloc(KEPT, sizeof *cs);
+  const struct ho_msg ready = {.type = HO_MSG_READY, .version = HO_PROTO_V2,
+                               .bytes = 4096, .op = HO_WIRE_GET};
   for (unsigned i = 0; i < KEPT; i++) {
     memset(mem, 0xee, 4096);
-    cs[i] = raw_kept(&p, d, mr, mem);
+    assert_int_equal(raw_get(&p, d, mr, mem, &ready, true, &cs[i]).status,
+                     HO_FINAL_OK);
     assert_memory_equal(mem, p.object, 4096);
   }
   struct ho_engine_stats s = engine(&p);
