@@ -136,7 +136,8 @@ typedef struct {
  * every rail with its own connection pool (HIPOBJ_MAX_TRANSFERS
  * connections each; a rail other than the first that does not open is
  * left out with a warning). Each transfer is placed on a healthy rail
- * with the fewest in flight, ties in turn (a retry on another rail than
+ * with the fewest bytes in flight (plus 256 KiB per transfer), ties in
+ * turn (a retry on another rail than
  * the one that failed it); a buffer is registered on a rail the first
  * time a transfer uses it there. A host with no GPU needs
  * config->nicHint, or

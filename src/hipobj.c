@@ -565,7 +565,7 @@ static hipObjOpError_t placed_attempt(struct ho_instance *inst,
                                       struct xclock *clk, uint32_t *tried,
                                       enum ho_retry_cause *why, int *native)
 {
-  unsigned r = ho_railset_pick(&inst->rails, *tried, ho_now_ns());
+  unsigned r = ho_railset_pick(&inst->rails, *tried, x->size, ho_now_ns());
   hipObjOpError_t e = attempt(inst, r, x, ops, ctx, clk, why, native);
   ho_railset_done(&inst->rails, r, e == hipObjSuccess, x->size,
                   e == hipObjSuccess ? HO_RETRY_NONE : *why, ho_now_ns());
@@ -759,14 +759,15 @@ static hipObjOpError_t app_begin(struct ho_instance *inst, const void *ptr,
   e = find_range(inst, ptr, size, 0, &x->buf);
   if (e != hipObjSuccess)
     goto free_token;
-  x->rail = ho_railset_pick(&inst->rails, 0, ho_now_ns());
+  x->rail = ho_railset_pick(&inst->rails, 0, size, ho_now_ns());
   e = app_lease(inst, x);
   if (e != hipObjSuccess)
     goto unplace;
   *out = x;
   return hipObjSuccess;
 unplace:
-  ho_railset_done(&inst->rails, x->rail, false, 0, HO_RETRY_NONE, ho_now_ns());
+  ho_railset_done(&inst->rails, x->rail, false, size, HO_RETRY_NONE,
+                  ho_now_ns());
   ho_buf_put(x->buf);
 free_token:
   ho_token_slot_free(x->token);
@@ -885,7 +886,7 @@ hipObjError_t hipObjPutRdmaToken(char *token)
   if (x->lease.pool) { /* abandoned before completion: the server may */
     x->lease.failed = true; /* have connected to the token's QP */
     ho_pool_release(&x->lease);
-    ho_railset_done(&x->inst->rails, x->rail, false, 0, HO_RETRY_NONE,
+    ho_railset_done(&x->inst->rails, x->rail, false, x->size, HO_RETRY_NONE,
                     ho_now_ns());
   }
   ho_buf_put(x->buf);

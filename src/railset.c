@@ -12,6 +12,7 @@ static void rail_init(struct ho_rail_rt *r, struct ho_device *dev,
   r->pool = pool;
   r->owned = owned;
   atomic_init(&r->in_flight, 0);
+  atomic_init(&r->in_flight_bytes, 0);
   atomic_init(&r->down, false);
   atomic_init(&r->down_ns, 0);
   atomic_init(&r->marks, 0);
@@ -81,18 +82,25 @@ void ho_railset_destroy(struct ho_railset *s)
   s->n = 0;
 }
 
-/* Among the rails in `allowed` (bit i: rail i), the fewest in flight,
+/* What is in flight on rail r, in bytes (railset.h, HO_RAIL_XFER_COST). */
+static uint64_t load_of(struct ho_rail_rt *r)
+{
+  return atomic_load(&r->in_flight_bytes) +
+         (uint64_t)atomic_load(&r->in_flight) * HO_RAIL_XFER_COST;
+}
+
+/* Among the rails in `allowed` (bit i: rail i), the least loaded,
  * starting the scan at the round-robin cursor; -1 if none. */
 static int least_loaded(struct ho_railset *s, uint32_t allowed)
 {
   unsigned start = atomic_fetch_add(&s->cursor, 1) % s->n;
   int best = -1;
-  unsigned best_load = 0;
+  uint64_t best_load = 0;
   for (unsigned k = 0; k < s->n; k++) {
     unsigned i = (start + k) % s->n;
     if (!((allowed >> i) & 1u))
       continue;
-    unsigned load = atomic_load(&s->rail[i].in_flight);
+    uint64_t load = load_of(&s->rail[i]);
     if (best < 0 || load < best_load) {
       best = (int)i;
       best_load = load;
@@ -106,8 +114,9 @@ static uint32_t all_rails(const struct ho_railset *s)
   return s->n >= 32 ? UINT32_MAX : (1u << s->n) - 1u;
 }
 
-static unsigned placed(struct ho_railset *s, unsigned i)
+static unsigned placed(struct ho_railset *s, unsigned i, uint64_t size)
 {
+  atomic_fetch_add(&s->rail[i].in_flight_bytes, size);
   atomic_fetch_add(&s->rail[i].in_flight, 1);
   atomic_fetch_add_explicit(&s->rail[i].transfers, 1, memory_order_relaxed);
   return i;
@@ -155,7 +164,7 @@ static void clear_marks(struct ho_railset *s)
     ho_warn("every rail is marked down: the marks are cleared");
 }
 
-unsigned ho_railset_pick(struct ho_railset *s, uint32_t tried,
+unsigned ho_railset_pick(struct ho_railset *s, uint32_t tried, uint64_t size,
                          uint64_t now_ns)
 {
   const uint32_t all = all_rails(s), fresh = all & ~tried;
@@ -168,7 +177,7 @@ unsigned ho_railset_pick(struct ho_railset *s, uint32_t tried,
     clear_marks(s);
     i = least_loaded(s, fresh ? fresh : all);
   }
-  return placed(s, (unsigned)i);
+  return placed(s, (unsigned)i, size);
 }
 
 bool ho_railset_untried(struct ho_railset *s, uint32_t tried)
@@ -200,15 +209,16 @@ static void mark_down(struct ho_railset *s, struct ho_rail_rt *r,
 }
 
 void ho_railset_done(struct ho_railset *s, unsigned i, bool success,
-                     uint64_t bytes, enum ho_retry_cause why,
+                     uint64_t size, enum ho_retry_cause why,
                      uint64_t now_ns)
 {
   if (i >= s->n)
     return;
   struct ho_rail_rt *r = &s->rail[i];
   atomic_fetch_sub(&r->in_flight, 1);
+  atomic_fetch_sub(&r->in_flight_bytes, size);
   if (success) {
-    atomic_fetch_add_explicit(&r->bytes, bytes, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->bytes, size, memory_order_relaxed);
     if (atomic_exchange(&r->down, false))
       ho_warn("rail %s is back up", r->dev->name);
     return;

@@ -24,6 +24,7 @@ struct ho_rail_rt {
   struct ho_pool *pool;
   bool owned;                 /* opened by the set (not rail 0) */
   atomic_uint in_flight;
+  _Atomic uint64_t in_flight_bytes; /* the sizes of those in flight */
   atomic_bool down;           /* marked after a transport failure */
   _Atomic uint64_t down_ns;   /* when marked or last probed (ho_now_ns) */
   _Atomic uint64_t bytes;     /* moved by successful transfers */
@@ -63,22 +64,28 @@ void ho_railset_close(struct ho_railset *s);
 /* Frees what the set opened. */
 void ho_railset_destroy(struct ho_railset *s);
 
-/* The rail for a transfer (bit i of `tried`: rail i failed it already).
- * A first attempt (tried 0) takes a down rail whose failback delay has
- * passed (one transfer probes it, the next after another delay; a retry
- * never probes). Else, among the rails up and not tried, the fewest in
- * flight, ties in round-robin order; else the same among the rails up;
- * when no rail is up, every mark is cleared. Always a rail; counted in
- * flight there until ho_railset_done(). */
-unsigned ho_railset_pick(struct ho_railset *s, uint32_t tried,
+/* What a transfer in flight weighs on its rail beside its bytes: its
+ * fixed cost (an HTTP round trip, a window bind) in bytes, so that many
+ * small transfers count as load too. */
+#define HO_RAIL_XFER_COST (256u << 10)
+
+/* The rail for a transfer of `size` bytes (bit i of `tried`: rail i
+ * failed it already). A first attempt (tried 0) takes a down rail whose
+ * failback delay has passed (one transfer probes it, the next after
+ * another delay; a retry never probes). Else, among the rails up and not
+ * tried, the least loaded (the bytes in flight plus HO_RAIL_XFER_COST per
+ * transfer in flight), ties in round-robin order; else the same among the
+ * rails up; when no rail is up, every mark is cleared. Always a rail;
+ * counted in flight there until ho_railset_done() with the same size. */
+unsigned ho_railset_pick(struct ho_railset *s, uint32_t tried, uint64_t size,
                          uint64_t now_ns);
 
 /* Whether a rail is up that `tried` does not name: ho_railset_pick()
  * places the retry there (it need not wait for its slot). */
 bool ho_railset_untried(struct ho_railset *s, uint32_t tried);
 
-/* The outcome of a transfer placed on rail i: the bytes moved on
- * success, which brings a down rail back (logged); on failure, why (its
+/* The outcome of a transfer placed on rail i with `size` (its bytes,
+ * counted as moved on success), which brings a down rail back (logged); on failure, why (its
  * retry cause). A transport failure on the rail's path marks it down
  * (logged once per mark, with the reason): an error completion (retries
  * exceeded, flushed, a failed liveness probe), a stall, the server's
@@ -86,7 +93,7 @@ bool ho_railset_untried(struct ho_railset *s, uint32_t tried);
  * 403, a bad token, a local error) and a kept connection found broken
  * mark nothing; nor does anything with a single rail. */
 void ho_railset_done(struct ho_railset *s, unsigned i, bool success,
-                     uint64_t bytes, enum ho_retry_cause why,
+                     uint64_t size, enum ho_retry_cause why,
                      uint64_t now_ns);
 
 /* What the counters of every rail's device and pool sum to. */
