@@ -8,22 +8,47 @@ out=${RESULTS:-/tmp}/bench.txt
 gid=${RXE_GID_INDEX:-1}
 sizes="65536 262144 1048576 4194304 16777216 67108864"
 
-perf() { # perf TOOL SIZE ITERS
+perf() { # perf TOOL SIZE ITERS [PERFTEST OPTION...]: a PERF line
   local tool=$1 size=$2 iters=$3 line
-  "$tool" -d "$RXE_DEV" -x "$gid" -s "$size" -n "$iters" -F >/tmp/perf.srv 2>&1 &
+  shift 3
+  "$tool" -d "$RXE_DEV" -x "$gid" -s "$size" -n "$iters" -F "$@" >/tmp/perf.srv 2>&1 &
   local srv=$!
   sleep 0.5
-  line=$("$tool" -d "$RXE_DEV" -x "$gid" -s "$size" -n "$iters" -F 127.0.0.1 2>&1 |
+  line=$("$tool" -d "$RXE_DEV" -x "$gid" -s "$size" -n "$iters" -F "$@" 127.0.0.1 2>&1 |
     awk -v s="$size" '$1 == s {print $4}' | tail -n1)
   wait $srv 2>/dev/null
-  echo "PERF tool=$tool size=$size MBps=${line:-0}" | tee -a "$out"
+  echo "PERF tool=$tool size=$size MBps=${line:-0}"
 }
 
-for s in $sizes; do
-  iters=$(( (256 << 20) / s )); [ $iters -gt 200 ] && iters=200; [ $iters -lt 5 ] && iters=5
-  perf ib_write_bw "$s" "$iters"
-  perf ib_read_bw "$s" "$iters"
+# BENCH_PUT_SHAPE=N: N rounds of what a PUT's shape costs. The server
+# READs a PUT in chunks (--rdma-chunk-size, 1 MiB) with two READs in
+# flight on a software device, where ib_read_bw at 64 MiB reads one
+# 64 MiB message with every READ the device allows. Each round:
+# ib_read_bw at 64 MiB as the table runs it, ib_read_bw of 1 MiB
+# messages with every READ the device allows and with 2 outstanding
+# (-o 2: the server's shape), and one PUT
+# stream of 64 MiB with chunks of 1, 4 and 16 MiB. BENCH_SKIP_MAIN=1
+# runs only this and the pacing rounds.
+for round in $(seq 1 "${BENCH_PUT_SHAPE:-0}"); do
+  perf ib_read_bw 67108864 5 | sed "s/^PERF /SHAPE round=$round what=perftest-64M-default /" | tee -a "$out"
+  perf ib_read_bw 1048576 200 | sed "s/^PERF /SHAPE round=$round what=perftest-1M-default /" | tee -a "$out"
+  perf ib_read_bw 1048576 200 -o 2 | sed "s/^PERF /SHAPE round=$round what=perftest-1M-o2 /" | tee -a "$out"
+  for chunk in 1M 4M 16M; do
+    start_server --random-etags --rdma-chunk-size "$chunk" || exit 1
+    VMTEST_BENCH_MIN=67108864 hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) |
+      sed -n "s/^BENCH op=put /SHAPE round=$round what=put-chunk-$chunk op=put /p" | tee -a "$out"
+    echo "SHAPE round=$round what=put-chunk-$chunk server $(curl -s "$ENDPOINT/_hipobj/stats" | tr -d ' \n' | sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p')" | tee -a "$out"
+    stop_server
+  done
 done
+[ "${BENCH_SKIP_MAIN:-0}" = 1 ] && main=false || main=true
+
+$main && for s in $sizes; do
+  iters=$(( (256 << 20) / s )); [ $iters -gt 200 ] && iters=200; [ $iters -lt 5 ] && iters=5
+  perf ib_write_bw "$s" "$iters" | tee -a "$out"
+  perf ib_read_bw "$s" "$iters" | tee -a "$out"
+done
+if $main; then
 ibv_rc_pingpong -d "$RXE_DEV" -g "$gid" -s 4096 -n 500 >/tmp/pp.srv 2>&1 &
 srv=$!
 sleep 0.5
@@ -61,6 +86,7 @@ hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) | grep BENCH | tee -a "$out"
 hipobj-vmtest "$ENDPOINT" bench 4 $((16 << 20)) | grep BENCH | tee -a "$out"
 echo "SERVER $(curl -s "$ENDPOINT/_hipobj/stats" | tr -d ' \n' | sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p')" | tee -a "$out"
 stop_server
+fi
 # BENCH_PACING_AB=N: N rounds of one stream at 16 and 64 MiB, alternating a
 # server with pacing (the default) and one without (--rdma-no-pacing), so
 # that what pacing costs a clean fabric stands next to it in this boot.
@@ -74,4 +100,4 @@ for round in $(seq 1 "${BENCH_PACING_AB:-0}"); do
     stop_server
   done
 done
-grep -c BENCH "$out" >/dev/null
+grep -qE '^(BENCH|AB|SHAPE) ' "$out"

@@ -8,6 +8,10 @@
 #   bench/rxe-bench.sh [--write]
 # BENCH_PACING_AB=N adds N alternating rounds of one stream at 16 and 64
 # MiB with and without the server's pacing (AB lines in the raw results).
+# BENCH_PUT_SHAPE=N adds N rounds of what a PUT's shape costs (SHAPE
+# lines: perftest READs of 64 MiB and of 1 MiB with 2 outstanding, PUTs
+# of 64 MiB with chunks of 1, 4 and 16 MiB); BENCH_SKIP_MAIN=1 runs only
+# those rounds and prints their lines instead of the table.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/vm
@@ -15,7 +19,10 @@ res=$(mktemp -d)
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j"$(nproc)" --target hipobj hipobj_s3 hipobj_cli hipobj-test-server hipobj-vmtest \
   >"$build.log" 2>&1 || { tail -n 30 "$build.log"; exit 1; }
-envs=(); [ -n "${BENCH_PACING_AB:-}" ] && envs=(--env "BENCH_PACING_AB=$BENCH_PACING_AB")
+envs=()
+for v in BENCH_PACING_AB BENCH_PUT_SHAPE BENCH_SKIP_MAIN; do
+  [ -n "${!v:-}" ] && envs+=(--env "$v=${!v}")
+done
 "$root/tools/rxe-vm/run.sh" --quiet "${envs[@]}" --test-timeout 1200 --timeout 1500 --results "$res" \
   --file "$build/src/libhipobj.so.0:lib/libhipobj.so.0" \
   --file "$build/integrations/curl/libhipobj_s3.so.0:lib/libhipobj_s3.so.0" \
@@ -25,4 +32,6 @@ envs=(); [ -n "${BENCH_PACING_AB:-}" ] && envs=(--env "BENCH_PACING_AB=$BENCH_PA
   --file "$build/tests/vm/hipobj-vmtest:bin/hipobj-vmtest" \
   --file "$root/tests/vm/lib.sh:lib.sh" \
   "$root/bench/rxe-bench-guest.sh"
+echo "raw results: $res/bench.txt"
+[ "${BENCH_SKIP_MAIN:-0}" = 1 ] && { grep -E '^(AB|SHAPE) ' "$res/bench.txt"; exit 0; }
 python3 "$root/bench/rxe-table.py" "$res/bench.txt" ${1:+"$1"} "$root/docs/performance.md"
