@@ -20,6 +20,12 @@ perf() { # perf TOOL SIZE ITERS [PERFTEST OPTION...]: a PERF line
   echo "PERF tool=$tool size=$size MBps=${line:-0}"
 }
 
+# The server's pacing counters: whether its window was cut.
+pace_stats() {
+  curl -s "$ENDPOINT/_hipobj/stats" | tr -d ' \n' |
+    sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p'
+}
+
 # BENCH_PUT_SHAPE=N: N rounds of what a PUT's shape costs. The server
 # READs a PUT in chunks (--rdma-chunk-size, 1 MiB) with two READs in
 # flight on a software device, where ib_read_bw at 64 MiB reads one
@@ -37,18 +43,18 @@ for round in $(seq 1 "${BENCH_PUT_SHAPE:-0}"); do
     start_server --random-etags --rdma-chunk-size "$chunk" || exit 1
     VMTEST_BENCH_MIN=67108864 hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) |
       sed -n "s/^BENCH op=put /SHAPE round=$round what=put-chunk-$chunk op=put /p" | tee -a "$out"
-    echo "SHAPE round=$round what=put-chunk-$chunk server $(curl -s "$ENDPOINT/_hipobj/stats" | tr -d ' \n' | sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p')" | tee -a "$out"
+    echo "SHAPE round=$round what=put-chunk-$chunk server $(pace_stats)" | tee -a "$out"
     stop_server
   done
 done
 [ "${BENCH_SKIP_MAIN:-0}" = 1 ] && main=false || main=true
 
-$main && for s in $sizes; do
+if $main; then
+for s in $sizes; do
   iters=$(( (256 << 20) / s )); [ $iters -gt 200 ] && iters=200; [ $iters -lt 5 ] && iters=5
   perf ib_write_bw "$s" "$iters" | tee -a "$out"
   perf ib_read_bw "$s" "$iters" | tee -a "$out"
 done
-if $main; then
 ibv_rc_pingpong -d "$RXE_DEV" -g "$gid" -s 4096 -n 500 >/tmp/pp.srv 2>&1 &
 srv=$!
 sleep 0.5
@@ -84,7 +90,7 @@ stop_server
 start_server --random-etags || exit 1
 hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) | grep BENCH | tee -a "$out"
 hipobj-vmtest "$ENDPOINT" bench 4 $((16 << 20)) | grep BENCH | tee -a "$out"
-echo "SERVER $(curl -s "$ENDPOINT/_hipobj/stats" | tr -d ' \n' | sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p')" | tee -a "$out"
+echo "SERVER $(pace_stats)" | tee -a "$out"
 stop_server
 fi
 # BENCH_PACING_AB=N: N rounds of one stream at 16 and 64 MiB, alternating a
@@ -96,7 +102,7 @@ for round in $(seq 1 "${BENCH_PACING_AB:-0}"); do
     start_server --random-etags $flag || exit 1
     VMTEST_BENCH_MIN=16777216 hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) |
       sed -n "s/^BENCH /AB variant=$variant round=$round /p" | tee -a "$out"
-    echo "AB variant=$variant round=$round server $(curl -s "$ENDPOINT/_hipobj/stats" | tr -d ' \n' | sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p')" | tee -a "$out"
+    echo "AB variant=$variant round=$round server $(pace_stats)" | tee -a "$out"
     stop_server
   done
 done
