@@ -54,7 +54,8 @@ for round in 1 2 3; do
           echo "FAIL variant=$v op=$op size=$s: $(echo "$line" | tail -n 3)" | tee -a "$out"
           rc=1
         }
-        echo "$line" | grep '^PHASES' | sed "s/\$/ variant=$v round=$round/" | tee -a "$out"
+        echo "$line" | grep -E '^(PHASES|SERVER_TIME)' |
+          sed "s/\$/ variant=$v round=$round/" | tee -a "$out"
       done
     done
   done

@@ -31,7 +31,7 @@ echo "host load after: $(cat /proc/loadavg)"
 cat "$res/phases.txt"
 python3 - "$res/phases.txt" <<'PY'
 import re, statistics, sys
-rows, lat, srv, win = {}, {}, [], {}
+rows, lat, srv, win, stime = {}, {}, [], {}, {}
 for line in open(sys.argv[1]):
     kv = dict(re.findall(r"(\w+)=([\w.-]+)", line))
     if line.startswith("PERF "):
@@ -43,6 +43,8 @@ for line in open(sys.argv[1]):
             win.setdefault(k, []).append(float(kv[k + "_us"]))
     elif line.startswith("PHASES "):
         rows.setdefault((kv["variant"], kv["op"], int(kv["size"])), []).append(kv)
+    elif line.startswith("SERVER_TIME "):
+        stime.setdefault((kv["variant"], kv["op"], int(kv["size"])), []).append(kv)
 cols = ["http", "head", "token", "exchange", "complete", "rdma_sum", "whole"]
 print("| variant | op | size | " + " | ".join(f"{c} us" for c in cols) +
       " | ib_write_lat us | whole / (http + lat) |")
@@ -53,6 +55,16 @@ for (v, op, size), rs in sorted(rows.items(), key=lambda r: (r[0][2], r[0][1], r
     ratio = med["whole"] / (med["http"] + l) if med["http"] + l else 0
     print(f"| {v} | {op} | {size >> 10} KiB | " +
           " | ".join(f"{med[c]:.0f}" for c in cols) + f" | {l:.1f} | {ratio:.2f}x |")
+if stime:
+    parts = ["total", "admit", "post", "wait", "io", "commit", "other", "around"]
+    print("\nThe server library's time per transfer (its time_ns sums, means over "
+          "each run's transfers after the first round; medians over the rounds, us):\n")
+    print("| variant | op | size | " + " | ".join(parts) + " |")
+    print("| --- | --- | ---: |" + " ---: |" * len(parts))
+    for (v, op, size), rs in sorted(stime.items(), key=lambda r: (r[0][2], r[0][1], r[0][0])):
+        med = {c: statistics.median(float(r[c + "_us"]) for r in rs) for c in parts}
+        print(f"| {v} | {op} | {size >> 10} KiB | " +
+              " | ".join(f"{med[c]:.0f}" for c in parts) + " |")
 if srv:
     print("\nThe servers' own time per request (their request logs, medians, ms): " +
           "; ".join(f"{r['server']} {r['op']} by {r['path']} {float(r['p50_ms']):.3f}"

@@ -142,7 +142,7 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       "\"final_failed\":%llu,\"ready_reclaimed\":%llu,"
       "\"qp_transitions\":%llu,\"rdma_failed\":%llu,\"no_ready\":%llu,"
       "\"data_first\":%llu,\"pace_shrinks\":%llu,\"pace_window\":%llu,"
-      "\"queued\":%llu,\"queue_refused\":%llu,\"moving_max\":%u}",
+      "\"queued\":%llu,\"queue_refused\":%llu,\"moving_max\":%u,",
       (unsigned long long)transfers, (unsigned long long)s.connMade,
       (unsigned long long)s.connReused, s.connLive, s.connIdle,
       (unsigned long long)s.retiredFailure, (unsigned long long)s.retiredIdle,
@@ -153,6 +153,17 @@ void hs_rdma_stats_json(struct hs_rdma *r, struct hs_buf *out)
       (unsigned long long)s.dataFirst, (unsigned long long)s.paceShrinks,
       (unsigned long long)s.paceWindow, (unsigned long long)s.queued,
       (unsigned long long)s.queueRefused, s.movingMax);
+  /* where the time went (the library's sums; docs/architecture.md) */
+  hs_buf_printf(
+      out,
+      "\"time_ns\":{\"transfers\":%llu,\"total\":%llu,\"admit\":%llu,"
+      "\"post\":%llu,\"wait\":%llu,\"io\":%llu,\"commit\":%llu,"
+      "\"start_calls\":%llu,\"start\":%llu}}",
+      (unsigned long long)s.timeTransfers, (unsigned long long)s.timeTotalNs,
+      (unsigned long long)s.timeAdmitNs, (unsigned long long)s.timePostNs,
+      (unsigned long long)s.timeWaitNs, (unsigned long long)s.timeIoNs,
+      (unsigned long long)s.timeCommitNs, (unsigned long long)s.startCalls,
+      (unsigned long long)s.startNs);
 }
 
 void hs_rdma_nics_json(struct hs_rdma *r, struct hs_buf *out)

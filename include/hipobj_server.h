@@ -250,6 +250,24 @@ typedef struct hipObjServerStats {
   uint32_t movingMax;          /* transfers that may move at once, summed
                                   over the NICs (movingMax) */
   uint32_t reserved2;          /* 0 */
+  /* Where the transfers' time went, summed in nanoseconds over the
+   * transfers that ended (timeTransfers of them); what is in none of the
+   * parts is the library's own bookkeeping (docs/architecture.md, "Where
+   * a transfer's time goes"). */
+  uint64_t timeTransfers;      /* transfers the sums below are over */
+  uint64_t timeTotalNs;        /* admission plus the run (not the wait for
+                                  the client's ready) */
+  uint64_t timeAdmitNs;        /* the start: the token, a slot and a
+                                  connection claimed (a new QP connected) */
+  uint64_t timePostNs;         /* posting work requests (on Soft-RoCE the
+                                  packets' work runs inside) */
+  uint64_t timeWaitNs;         /* waiting for completions */
+  uint64_t timeIoNs;           /* the read and write callbacks */
+  uint64_t timeCommitNs;       /* the commit callback */
+  uint64_t startCalls;         /* hipObjServerStart() calls that started a
+                                  transfer */
+  uint64_t startNs;            /* their time (data first: the whole
+                                  transfer; the rest is timeTotalNs's) */
 } hipObjServerStats_t;
 
 /* Log levels. Values are fixed. */

@@ -89,6 +89,9 @@ struct worker {
   bool thread_started;
   pthread_cond_t go_cv;
   bool go; /* guarded by the engine's mu */
+  /* This transfer's time so far (its thread's), added to the engine's
+   * stats when it ends; t.total holds the admission until the run. */
+  struct ho_engine_times t;
 };
 
 enum retire_cause { R_FAILURE, R_IDLE, R_EVICTED, R_STALE, R_ONE_SHOT, R_NONE };
@@ -819,11 +822,46 @@ static enum ho_take take_one(struct ho_conn *c, const struct ibv_wc *wc,
 
 static hipObjOpError_t wait_completion(struct worker *w, struct ibv_wc *wc)
 {
-  uint64_t deadline = ho_now_ns() + (uint64_t)w->e->cfg.rdma_timeout_ms * MS;
-  return ho_conn_wait(w->sc->conn, deadline, NULL, 200, take_one, wc) ==
-                 HO_WAIT_DONE
-             ? hipObjSuccess
-             : hipObjRdmaError;
+  uint64_t t0 = ho_now_ns();
+  uint64_t deadline = t0 + (uint64_t)w->e->cfg.rdma_timeout_ms * MS;
+  enum ho_wait_end r = ho_conn_wait(w->sc->conn, deadline, NULL, 200, take_one, wc);
+  w->t.wait += ho_now_ns() - t0;
+  return r == HO_WAIT_DONE ? hipObjSuccess : hipObjRdmaError;
+}
+
+/* The io callbacks, timed into the transfer's parts. */
+static int io_read_timed(struct worker *w, uint64_t off, void *buf, size_t n)
+{
+  uint64_t t0 = ho_now_ns();
+  int r = w->io.read(w->io.ctx, off, buf, n);
+  w->t.io += ho_now_ns() - t0;
+  return r;
+}
+
+static int io_write_timed(struct worker *w, uint64_t off, const void *buf,
+                          size_t n)
+{
+  uint64_t t0 = ho_now_ns();
+  int r = w->io.write(w->io.ctx, off, buf, n);
+  w->t.io += ho_now_ns() - t0;
+  return r;
+}
+
+static int io_finish_timed(struct worker *w, int status, uint64_t bytes)
+{
+  uint64_t t0 = ho_now_ns();
+  int r = w->io.finish(w->io.ctx, status, bytes);
+  w->t.finish += ho_now_ns() - t0;
+  return r;
+}
+
+static int post_send_timed(struct worker *w, struct ibv_send_wr *wr)
+{
+  struct ibv_send_wr *bad = NULL;
+  uint64_t t0 = ho_now_ns();
+  int r = w->e->dev->v->post_send(w->sc->conn->qp, wr, &bad);
+  w->t.post += ho_now_ns() - t0;
+  return r;
 }
 
 /* A chunk's work requests: WRITEs (a GET) or READs (a PUT) of at most the
@@ -865,15 +903,12 @@ static hipObjOpError_t post_chunk(struct worker *w, unsigned idx, uint64_t off,
                         : w->chunks + (size_t)idx * w->e->cfg.chunk_size;
   struct ibv_sge sge[HO_ENGINE_PIECES];
   struct ibv_send_wr wr[HO_ENGINE_PIECES];
-  struct ibv_send_wr *bad = NULL;
   if (w->op == HIPOBJ_RDMA_OP_GET && !direct &&
-      w->io.read(w->io.ctx, off, buf, n) != 0)
+      io_read_timed(w, off, buf, n) != 0)
     return hipObjInternalError;
   chunk_wrs(w, idx, off, buf, n, direct ? w->xo.lkey : w->chunks_mr->lkey,
             piece, sge, wr);
-  return w->e->dev->v->post_send(w->sc->conn->qp, wr, &bad) == 0
-             ? hipObjSuccess
-             : hipObjRdmaError;
+  return post_send_timed(w, wr) == 0 ? hipObjSuccess : hipObjRdmaError;
 }
 
 struct chunk_state {
@@ -932,7 +967,12 @@ static hipObjOpError_t post_final(struct worker *w, int status, uint64_t bytes,
   }
   ho_mutex_unlock(&e->mu);
   *posted = !skip;
-  return skip ? hipObjSuccess : ho_conn_send_msg(w->sc->conn, &fin);
+  if (skip)
+    return hipObjSuccess;
+  uint64_t t0 = ho_now_ns();
+  hipObjOpError_t err = ho_conn_send_msg(w->sc->conn, &fin);
+  w->t.post += ho_now_ns() - t0;
+  return err;
 }
 
 /* Send final and wait for its acknowledgement (its send completion). A
@@ -966,7 +1006,7 @@ enum final_state { FINAL_NOT_SENT, FINAL_ACKED, FINAL_LOST };
 static int post_final_early(struct worker *w, enum final_state *fs)
 {
   bool posted = false;
-  w->io.finish(w->io.ctx, HO_FINAL_OK, w->size); /* every chunk was read */
+  io_finish_timed(w, HO_FINAL_OK, w->size); /* every chunk was read */
   w->finished = true;
   note_moved(w, w->size);
   if (post_final(w, HO_FINAL_OK, w->size, &posted) != hipObjSuccess)
@@ -1030,8 +1070,9 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
     unsigned idx = (unsigned)(wc.wr_id & 0xffff);
     if ((wc.wr_id & ~0xffffull) != WRID_CHUNK || idx != head)
       return HO_FINAL_RDMA_ERROR;
-    if (!get && !w->xo.base && w->io.write(w->io.ctx, cs.off[idx],
-                            w->chunks + (size_t)idx * chunk, cs.len[idx]) != 0)
+    if (!get && !w->xo.base &&
+        io_write_timed(w, cs.off[idx], w->chunks + (size_t)idx * chunk,
+                       cs.len[idx]) != 0)
       return HO_FINAL_STORE_ERROR;
     *moved += cs.len[idx];
     out_bytes -= cs.len[idx];
@@ -1087,7 +1128,7 @@ static int run_data_first(struct worker *w, uint64_t *moved, bool *finished)
     status = move_payload(w, moved, &fs);
   if (status == HO_FINAL_OK) {
     *finished = true;
-    if (w->io.finish(w->io.ctx, HO_FINAL_OK, *moved) != 0 &&
+    if (io_finish_timed(w, HO_FINAL_OK, *moved) != 0 &&
         w->op == HIPOBJ_RDMA_OP_PUT)
       status = HO_FINAL_STORE_ERROR;
   }
@@ -1132,7 +1173,7 @@ static int run_transfer(struct worker *w, bool *timed_out, uint64_t *moved,
   *finished = w->finished;
   if (status == HO_FINAL_OK && !*finished) {
     *finished = true;
-    if (w->io.finish(w->io.ctx, HO_FINAL_OK, *moved) != 0 &&
+    if (io_finish_timed(w, HO_FINAL_OK, *moved) != 0 &&
         w->op == HIPOBJ_RDMA_OP_PUT)
       status = HO_FINAL_STORE_ERROR;
   }
@@ -1191,20 +1232,37 @@ static enum ho_engine_start_result data_first_reply(int status, uint64_t moved,
   return HO_ENGINE_RAN_FAILED;
 }
 
+static void add_times(struct ho_engine_times *sum,
+                      const struct ho_engine_times *t)
+{
+  sum->transfers++;
+  sum->admit += t->admit;
+  sum->post += t->post;
+  sum->wait += t->wait;
+  sum->io += t->io;
+  sum->finish += t->finish;
+  sum->total += t->total;
+}
+
 /* reply: data first, the answer (and *res its start result); NULL
  * otherwise. */
 static void run_one(struct worker *w, char *reply,
                     enum ho_engine_start_result *res)
 {
   bool timed_out = false, finished = false, final_ok = true;
-  uint64_t moved = 0;
+  uint64_t moved = 0, t0 = ho_now_ns();
   int status = run_transfer(w, &timed_out, &moved, &finished, &final_ok);
   if (reply)
     *res = data_first_reply(status, moved, reply);
   if (!finished)
-    w->io.finish(w->io.ctx, status, moved);
+    io_finish_timed(w, status, moved);
   account(w, status, timed_out, final_ok, moved);
   end_transfer(w, status == HO_FINAL_OK && final_ok);
+  /* counted before the caller can learn the outcome (xo.done) */
+  w->t.total += ho_now_ns() - t0; /* it held the admission */
+  ho_mutex_lock(&w->e->mu);
+  add_times(&w->e->stats.times, &w->t);
+  ho_mutex_unlock(&w->e->mu);
   if (w->xo.done) {
     struct ho_engine_outcome o = {status, moved, timed_out, final_ok,
                                   cancelled(w)};
@@ -1456,11 +1514,20 @@ static void write_reply(const struct worker *w, char reply[HO_ENGINE_REPLY_MAX])
   ho_token_encode(&mine, reply + 4);
 }
 
+/* The admission ends: its time is the transfer's first part. */
+static void admitted(struct worker *w, uint64_t t0)
+{
+  w->t.admit = ho_now_ns() - t0;
+  w->t.total = w->t.admit;
+}
+
 /* Data first: on the caller's thread, to its end; the caller answers. */
 static enum ho_engine_start_result start_data_first(struct worker *w,
+                                                    uint64_t t0,
                                                     char reply[HO_ENGINE_REPLY_MAX])
 {
   enum ho_engine_start_result res = HO_ENGINE_RAN_FAILED;
+  admitted(w, t0);
   ho_mutex_lock(&w->e->mu);
   w->awaiting = false;
   w->e->stats.data_first++;
@@ -1471,9 +1538,10 @@ static enum ho_engine_start_result start_data_first(struct worker *w,
 
 /* Answer first: the dispatcher waits for ready, and the worker's thread
  * runs once it came. */
-static void await_ready(struct worker *w)
+static void await_ready(struct worker *w, uint64_t t0)
 {
   struct ho_engine *e = w->e;
+  admitted(w, t0); /* before the worker can run */
   ho_mutex_lock(&e->mu);
   w->ready_deadline_ns = ho_now_ns() + (uint64_t)e->cfg.ready_timeout_ms * MS;
   w->at_dispatcher = true;
@@ -1495,6 +1563,7 @@ enum ho_engine_start_result ho_engine_start_ex(
     uint64_t size, const struct ho_engine_io *io,
     const struct ho_engine_xfer_opts *opts, char reply[HO_ENGINE_REPLY_MAX])
 {
+  uint64_t t0 = ho_now_ns();
   struct ho_token client;
   struct plan p = {0};
   if (!ho_token_decode(token, token_len, &client))
@@ -1519,15 +1588,16 @@ enum ho_engine_start_result ho_engine_start_ex(
   w->cookie = new_cookie();
   memset(&w->ready, 0, sizeof w->ready);
   w->finished = false;
+  w->t = (struct ho_engine_times){0};
   w->data_first = e->cfg.data_first && w->reuse && ho_token_data_first(&client);
   if (w->data_first)
-    return start_data_first(w, reply);
+    return start_data_first(w, t0, reply);
   if ((!w->reuse && !connect_new(w)) ||
       ho_conn_post_msg_recv(w->sc->conn) != hipObjSuccess) {
     abandon(w);
     return HO_ENGINE_DECLINE;
   }
   write_reply(w, reply);
-  await_ready(w);
+  await_ready(w, t0);
   return HO_ENGINE_STARTED;
 }

@@ -106,6 +106,24 @@ static inline bool ho_engine_started(enum ho_engine_start_result r)
   return r == HO_ENGINE_STARTED || r == HO_ENGINE_RAN_FAILED;
 }
 
+/* Where the transfers' time went (docs/architecture.md, "Where a
+ * transfer's time goes"): sums in nanoseconds over the transfers that
+ * ended, counted before the done callback. `total` is admission plus the
+ * run up to that callback, never the wait for ready (the client's); what
+ * is not in one of the parts is the engine's own bookkeeping (locks,
+ * counters, keeping or retiring the connection). */
+struct ho_engine_times {
+  uint64_t transfers;
+  uint64_t admit;  /* the start on the caller's thread: the token decoded, a
+                      worker and a connection claimed (a new QP connected),
+                      the reply written */
+  uint64_t post;   /* inside post_send (on Soft-RoCE the packets' work) */
+  uint64_t wait;   /* waiting for completions */
+  uint64_t io;     /* the read and write callbacks */
+  uint64_t finish; /* io.finish: a PUT's commit */
+  uint64_t total;
+};
+
 struct ho_engine_stats {
   uint64_t started, completed, failed, timed_out, bad_cookie;
   uint64_t final_failed; /* the final's send completion failed: counted in
@@ -141,6 +159,7 @@ struct ho_engine_stats {
   uint64_t pace_window;
   bool paced;
   unsigned moving_max; /* transfers that may hold a worker at once */
+  struct ho_engine_times times;
 };
 
 /* How a transfer ended, for ho_engine_xfer_opts.done. */

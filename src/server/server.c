@@ -25,7 +25,9 @@ _Static_assert(offsetof(hipObjServerStats_t, rdmaFailed) == 192, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, dataFirst) == 200, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, paceWindow) == 216, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, queued) == 224, "appended");
-_Static_assert(sizeof(hipObjServerStats_t) == 256, "ABI");
+_Static_assert(sizeof(hipObjServerStats_t) == 328, "ABI");
+_Static_assert(offsetof(hipObjServerStats_t, timeTransfers) == 256, "appended");
+_Static_assert(offsetof(hipObjServerStats_t, startNs) == 320, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, movingMax) == 248, "appended");
 _Static_assert(offsetof(hipObjServerStats_t, readyReclaimed) == 184, "ABI");
 _Static_assert(offsetof(hipObjServerStats_t, qpTransitions) == 160, "ABI");
@@ -442,6 +444,7 @@ hipObjServerStatus_t hipObjServerStart(hipObjServer_t *srv,
   hipObjServerRequest_t r;
   if (!srv || !req || !reply)
     return hipObjServerInvalidValue;
+  uint64_t t0 = ho_now_ns();
   hipObjServerStatus_t st =
       ho_server_copy_in(&r, sizeof r, req, req->size, HO_SERVER_REQUEST_V0);
   if (st == hipObjServerSuccess)
@@ -472,6 +475,9 @@ hipObjServerStatus_t hipObjServerStart(hipObjServer_t *srv,
     else if (r.mem)
       atomic_fetch_sub(&r.mem->users, 1);
     st = x ? count_refusal(srv, res) : hipObjServerNoMemory;
+  } else {
+    atomic_fetch_add(&srv->start_calls, 1);
+    atomic_fetch_add(&srv->start_ns, ho_now_ns() - t0);
   }
   /* the last touch of srv by this call: Close may free it after this */
   ho_mutex_lock(&srv->mu);
@@ -529,6 +535,13 @@ static void add_engine_stats(hipObjServerStats_t *o,
   o->movingMax += e->moving_max;
   if (e->paced && (o->paceWindow == 0 || e->pace_window < o->paceWindow))
     o->paceWindow = e->pace_window;
+  o->timeTransfers += e->times.transfers;
+  o->timeTotalNs += e->times.total;
+  o->timeAdmitNs += e->times.admit;
+  o->timePostNs += e->times.post;
+  o->timeWaitNs += e->times.wait;
+  o->timeIoNs += e->times.io;
+  o->timeCommitNs += e->times.finish;
 }
 
 static void sum_engine(hipObjServerStats_t *o, struct ho_engine *engine)
@@ -561,6 +574,8 @@ hipObjServerStatus_t hipObjServerGetStats(hipObjServer_t *srv,
   o.declined = atomic_load(&srv->declined);
   o.busy = atomic_load(&srv->busy);
   o.cancelled = atomic_load(&srv->cancelled);
+  o.startCalls = atomic_load(&srv->start_calls);
+  o.startNs = atomic_load(&srv->start_ns);
   copy_out(&o, stats);
   return hipObjServerSuccess;
 }

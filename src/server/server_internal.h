@@ -40,6 +40,7 @@ struct hipObjServer {
   uint32_t nengines;
   atomic_uint next;            /* round robin over the engines */
   atomic_uint_fast64_t bad_tokens, declined, busy, cancelled;
+  atomic_uint_fast64_t start_calls, start_ns; /* Starts that started */
   ho_mutex mu;
   struct hipObjServerMem *mems HO_GUARDED_BY(mu); /* registered, a list */
   bool dying HO_GUARDED_BY(mu);      /* Close began: Start refuses (Busy) */

@@ -138,6 +138,7 @@ struct req {
   bool fail_write;          /* the read callback arms an error on the
                                server's next completion: its WRITE */
   unsigned reads, writes, commits;
+  unsigned io_sleep_ms, commit_sleep_ms; /* time_sums_add_up's */
   int commit_result;
   atomic_int done_calls;
   hipObjServerStatus_t done_status;
@@ -162,6 +163,7 @@ static int sink_write(void *arg, uint64_t off, const void *buf, size_t n)
 {
   struct req *q = arg;
   q->writes++;
+  sleep_ms(q->io_sleep_ms);
   memcpy(q->f->sink + off, buf, n);
   return 0;
 }
@@ -170,6 +172,7 @@ static int sink_commit(void *arg, uint64_t bytes)
 {
   struct req *q = arg;
   q->commits++;
+  sleep_ms(q->commit_sleep_ms);
   return q->commit_result;
 }
 
@@ -633,6 +636,40 @@ static void put_by_callbacks(void **state)
   assert_int_equal(q.writes, 4);
   assert_int_equal(q.done_status, hipObjServerSuccess);
   assert_int_equal(stats(f).bytesRead, n);
+}
+
+/* The time sums: each part holds what was spent in it (the callbacks
+ * sleep), the parts fit in the total, and the total is within the wall
+ * time of the call. */
+static void time_sums_add_up(void **state)
+{
+  struct fixture *f = *state;
+  const uint64_t ms = 1000000;
+  size_t n = 3 * CHUNK + 5;
+  struct req q;
+  fill(f->buf, n, 12);
+  req_init(&q, f, hipObjServerOpPut, n);
+  q.io_sleep_ms = 5;
+  q.commit_sleep_ms = 20;
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  assert_int_equal(hipObjPut(NULL, f->buf, n, 0, &ops, &q).opError,
+                   hipObjSuccess);
+  req_end(&q);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  uint64_t wall = (uint64_t)(b.tv_sec - a.tv_sec) * 1000 * ms +
+                  (uint64_t)(b.tv_nsec - a.tv_nsec);
+  assert_memory_equal(f->sink, f->buf, n);
+  hipObjServerStats_t s = stats(f);
+  assert_int_equal(s.timeTransfers, 1);
+  assert_int_equal(s.startCalls, 1);
+  assert_true(s.timeIoNs >= 4 * 5 * ms); /* four chunks written */
+  assert_true(s.timeCommitNs >= 20 * ms);
+  assert_true(s.timePostNs > 0 && s.timeWaitNs > 0 && s.timeAdmitNs > 0);
+  assert_true(s.timeTotalNs >= s.timeAdmitNs + s.timePostNs + s.timeWaitNs +
+                                   s.timeIoNs + s.timeCommitNs);
+  assert_true(s.timeTotalNs <= wall);
+  assert_true(s.startNs > 0 && s.startNs <= wall);
 }
 
 static void failed_commit_is_never_success(void **state)
@@ -1408,6 +1445,7 @@ int main(void)
       cmocka_unit_test(moving_cap_rule),
       cmocka_unit_test_setup_teardown(get_by_callbacks, setup, teardown),
       cmocka_unit_test_setup_teardown(put_by_callbacks, setup, teardown),
+      cmocka_unit_test_setup_teardown(time_sums_add_up, setup, teardown),
       cmocka_unit_test_setup_teardown(failed_commit_is_never_success, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(registered_memory, setup, teardown),

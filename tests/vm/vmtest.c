@@ -736,6 +736,45 @@ static int phase_verify(CURL *h, int put, const char *key, const uint8_t *want,
   return ok;
 }
 
+/* The server library's time sums (its /_hipobj/stats "time_ns"). */
+enum { ST_TRANSFERS, ST_TOTAL, ST_ADMIT, ST_POST, ST_WAIT, ST_IO, ST_COMMIT,
+       ST_CALLS, ST_START, ST_N };
+static const char *const st_name[ST_N] = {"transfers", "total", "admit", "post",
+                                          "wait", "io", "commit", "start_calls",
+                                          "start"};
+
+static void server_times(long long v[ST_N])
+{
+  for (int k = 0; k < ST_N; k++)
+    v[k] = s3mini_stat(endpoint, "time_ns", st_name[k]);
+}
+
+/* Per transfer, in microseconds, from the first round's end (its new
+ * connection left out): the parts, what is in none of them (`other`: the
+ * engine's locks, counters, keeping the connection, the done callback),
+ * and `around`: hipObjServerStart's time outside the engine (data first:
+ * the call holds the whole transfer). */
+static void print_server_times(int put, size_t size, const long long a[ST_N],
+                               const long long b[ST_N])
+{
+  long long d[ST_N];
+  for (int k = 0; k < ST_N; k++)
+    d[k] = b[k] - a[k];
+  if (a[0] < 0 || d[ST_TRANSFERS] <= 0 || d[ST_CALLS] != d[ST_TRANSFERS])
+    return; /* a server without the sums, or answer-first starts among them */
+  double n = (double)d[ST_TRANSFERS], us[ST_N];
+  for (int k = ST_TOTAL; k < ST_N; k++)
+    us[k] = (double)d[k] / n / 1e3;
+  printf("SERVER_TIME op=%s size=%zu n=%lld", put ? "PUT" : "GET", size,
+         d[ST_TRANSFERS]);
+  for (int k = ST_TOTAL; k <= ST_COMMIT; k++)
+    printf(" %s_us=%.1f", st_name[k], us[k]);
+  printf(" other_us=%.1f start_us=%.1f around_us=%.1f\n",
+         us[ST_TOTAL] - us[ST_ADMIT] - us[ST_POST] - us[ST_WAIT] - us[ST_IO] -
+             us[ST_COMMIT],
+         us[ST_START], us[ST_START] - us[ST_TOTAL]);
+}
+
 static void case_phases(int put, size_t size, int count)
 {
   if (size == 0 || count < 1 || init() != 0)
@@ -752,7 +791,10 @@ static void case_phases(int put, size_t size, int count)
   put_http("phases", src, size);
   hipObjInfo_t i0 = info_now();
   int ok = 0, wrong = 0;
+  long long t0[ST_N] = {-1}, t1[ST_N];
   for (int i = 0; i < count; i++) {
+    if (i == 1)
+      server_times(t0);
     double us[PH_N] = {0};
     if (put)
       fill(src, size, (uint32_t)(11 + i));
@@ -776,6 +818,7 @@ static void case_phases(int put, size_t size, int count)
     ok++;
   }
   hipObjInfo_t i1 = info_now();
+  server_times(t1);
   check(ok == count && wrong == 0, "%d of %d rounds succeeded, %d with wrong bytes", ok,
         count, wrong);
   printf("PHASES op=%s size=%zu n=%d", put ? "PUT" : "GET", size, ok);
@@ -787,6 +830,8 @@ static void case_phases(int put, size_t size, int count)
          (unsigned long long)(i1.transfersDataFirst - i0.transfersDataFirst),
          (unsigned long long)(i1.transfers - i0.transfers),
          (unsigned long long)(i1.windowsBound - i0.windowsBound));
+  if (count > 1)
+    print_server_times(put, size, t0, t1);
   fflush(stdout);
   for (int p = 0; p < PH_N; p++)
     free(v[p]);
