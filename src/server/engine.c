@@ -119,6 +119,9 @@ struct ho_engine {
   bool dispatcher_started;
   int epfd;                 /* the dispatcher's: watched channels, kick_fd */
   int kick_fd;              /* an eventfd: something for the dispatcher */
+  atomic_bool pacer_awake;  /* the dispatcher looks at pacing's counter
+                               while transfers move: a start past one MTU
+                               kicks it when this was false */
   struct worker **scratch;  /* the dispatcher's: workers it waits for */
   bool stopping HO_GUARDED_BY(mu);
   bool refusing HO_GUARDED_BY(mu); /* ho_engine_refuse_new() */
@@ -388,9 +391,10 @@ static void kick(struct ho_engine *e)
 }
 
 /* The workers whose transfers wait for ready; *stop: the engine stops and
- * nothing runs or waits any more. */
+ * nothing runs or waits any more; *moving: a transfer runs past its wait
+ * for ready. */
 static unsigned collect_awaiting(struct ho_engine *e, struct worker **out,
-                                 bool *stop)
+                                 bool *stop, bool *moving)
 {
   unsigned n = 0;
   ho_mutex_lock(&e->mu);
@@ -398,8 +402,36 @@ static unsigned collect_awaiting(struct ho_engine *e, struct worker **out,
     if (e->workers[i].busy && e->workers[i].at_dispatcher)
       out[n++] = &e->workers[i];
   *stop = e->stopping && e->running == 0 && e->queued == 0;
+  *moving = e->running > n;
   ho_mutex_unlock(&e->mu);
   return n;
+}
+
+/* Pacing's look, off the transfers' path: when a start past one MTU
+ * kicked (the transfer may have ended already) and while transfers move,
+ * the dispatcher reads the device's retry counter if a look is due (every
+ * HO_PACE_LOOK_NS), and while they move it wakes for the next; a transfer
+ * reads the window as it is (pace.h). Returns when to look again at the
+ * latest. */
+static uint64_t pace_once(struct ho_engine *e, bool kicked, bool moving,
+                          uint64_t wake)
+{
+  if (!e->pace.on || !(kicked || moving))
+    return wake; /* idle: the next start past an MTU kicks */
+  if (moving)
+    atomic_store(&e->pacer_awake, true); /* awake: starts need not kick */
+  ho_pace_window(&e->pace, ho_now_ns());
+  uint64_t t = ho_pace_next_look(&e->pace);
+  return moving && t < wake ? t : wake;
+}
+
+/* A start past one MTU on a paced device: the dispatcher looks while it
+ * moves (one packet goes in one work request at any window). */
+static void wake_pacer(struct ho_engine *e, uint64_t size)
+{
+  if (e->pace.on && size > e->pace.mtu &&
+      !atomic_exchange(&e->pacer_awake, true))
+    kick(e);
 }
 
 static void watch(struct ho_engine *e, struct worker *w)
@@ -502,11 +534,13 @@ static void *dispatcher_main(void *arg)
   struct ho_engine *e = arg;
   uint64_t reap_at = ho_now_ns() + (uint64_t)REAP_PERIOD_MS * MS;
   for (;;) {
-    bool stop = false;
-    unsigned n = collect_awaiting(e, e->scratch, &stop);
+    bool stop = false, moving = false;
+    /* taken before the count: a start after it kicks (wake_pacer) */
+    bool kicked = atomic_exchange(&e->pacer_awake, false);
+    unsigned n = collect_awaiting(e, e->scratch, &stop, &moving);
     if (stop)
       break;
-    uint64_t wake = dispatch_once(e, n, reap_at);
+    uint64_t wake = pace_once(e, kicked, moving, dispatch_once(e, n, reap_at));
     if (ho_now_ns() >= reap_at) {
       reap_once(e);
       reap_at = ho_now_ns() + (uint64_t)REAP_PERIOD_MS * MS;
@@ -1040,7 +1074,7 @@ static int move_payload(struct worker *w, uint64_t *moved, enum final_state *fs)
   unsigned inflight = 0, head = 0, max_inflight = 0;
   *moved = 0;
   while (*moved < w->size) {
-    size_t window = ho_pace_window_for(&w->e->pace, w->size, ho_now_ns());
+    size_t window = ho_pace_current(&w->e->pace);
     size_t piece = ho_pace_troubled(&w->e->pace, window) ? w->e->wr_piece
                                                            : w->e->wr_piece_clean;
     while (inflight < depth && next < w->size) {
@@ -1578,6 +1612,7 @@ enum ho_engine_start_result ho_engine_start_ex(
     retire(e, p.v[i]);
   if (r != HO_ENGINE_STARTED)
     return r;
+  wake_pacer(e, size);
   struct worker *w = p.w;
   w->reuse = p.reuse;
   w->client = client;

@@ -63,9 +63,12 @@ size_t ho_pace_window(struct ho_pace *p, uint64_t now_ns)
   return atomic_load(&p->window);
 }
 
-size_t ho_pace_window_for(struct ho_pace *p, uint64_t bytes, uint64_t now_ns)
+size_t ho_pace_current(struct ho_pace *p)
 {
-  if (p->on && bytes <= p->mtu)
-    return atomic_load(&p->window);
-  return ho_pace_window(p, now_ns);
+  return p->on ? atomic_load(&p->window) : p->max;
+}
+
+uint64_t ho_pace_next_look(struct ho_pace *p)
+{
+  return atomic_load(&p->next_look_ns);
 }

@@ -54,15 +54,17 @@ void ho_pace_init(struct ho_pace *p, const struct ho_topology *topo,
 
 /* The window now (bytes in flight per transfer); looks at the counter if
  * the interval has passed (one caller looks; the others use the last
- * window). */
+ * window). The engine's dispatcher calls it while transfers move. */
 size_t ho_pace_window(struct ho_pace *p, uint64_t now_ns);
 
-/* The window for a transfer of `bytes`: one of at most an MTU is one
- * packet in one work request at any window, so it takes the window as it
- * is and never looks (a look reads sysfs: about 0.35 ms on the project's
- * two-vCPU VM, on a 4 KiB transfer's path; docs/performance.md, "Where a
- * small transfer's time goes"); a larger one as ho_pace_window(). */
-size_t ho_pace_window_for(struct ho_pace *p, uint64_t bytes, uint64_t now_ns);
+/* The window as it is, never looking: what a transfer's posts read. A
+ * look reads sysfs (about 0.35 ms on the project's two-vCPU VM), which
+ * on a transfer's path cost a 64 KiB transfer a sixth of its server
+ * time (docs/performance.md, "Where a small transfer's time goes"). */
+size_t ho_pace_current(struct ho_pace *p);
+
+/* When the next look is due, on ho_now_ns()'s clock. */
+uint64_t ho_pace_next_look(struct ho_pace *p);
 
 /* n payload bytes were posted under the window. */
 void ho_pace_posted(struct ho_pace *p, size_t n);

@@ -154,10 +154,11 @@ static void tiny_pipeline(void **state)
   assert_int_equal(ho_pace_window(&p, 1000 * MS), 4096);
 }
 
-/* A transfer of one packet posts the same work request at any window: it
- * never looks (a look is a sysfs read on its path), and the retries it
- * skips are found by the next larger transfer's look. */
-static void one_packet_never_looks(void **state)
+/* A transfer's posts read the window as it is (ho_pace_current): they
+ * never look, however long since the last look (a look is a sysfs read
+ * on their path). The engine's dispatcher looks (ho_pace_window) and
+ * knows when the next look is due. */
+static void current_never_looks(void **state)
 {
   (void)state;
   struct ho_pace p;
@@ -165,22 +166,21 @@ static void one_packet_never_looks(void **state)
   unsigned r = reads;
   counter += 3;
   uint64_t t = 1000 * MS;
-  assert_int_equal(ho_pace_window_for(&p, 4096, t), MAX);
-  assert_int_equal(ho_pace_window_for(&p, 1, t + HO_PACE_LOOK_NS), MAX);
+  assert_int_equal(ho_pace_current(&p), MAX);
   assert_int_equal(reads, r);
   assert_int_equal(atomic_load(&p.shrinks), 0);
-  /* one byte more is two packets: it looks, and finds the retries */
-  assert_int_equal(ho_pace_window_for(&p, 4097, t + 2 * HO_PACE_LOOK_NS), MAX / 2);
+  /* the dispatcher's look finds the retries */
+  assert_int_equal(ho_pace_window(&p, t), MAX / 2);
   assert_int_equal(reads, r + 1);
-  assert_int_equal(atomic_load(&p.shrinks), 1);
-  /* the small one takes the cut window as it is */
-  assert_int_equal(ho_pace_window_for(&p, 4096, t + 3 * HO_PACE_LOOK_NS), MAX / 2);
+  assert_int_equal(ho_pace_next_look(&p), t + HO_PACE_LOOK_NS);
+  /* the posts take the cut window as it is */
+  counter += 3;
+  assert_int_equal(ho_pace_current(&p), MAX / 2);
   assert_int_equal(reads, r + 1);
   /* not paced: the whole pipeline, no look */
   ho_pace_init(&p, &topo, "mlx5_0", 1, false, 4096, MAX);
   r = reads;
-  assert_int_equal(ho_pace_window_for(&p, 4096, t), MAX);
-  assert_int_equal(ho_pace_window_for(&p, 1 << 20, t), MAX);
+  assert_int_equal(ho_pace_current(&p), MAX);
   assert_int_equal(reads, r);
 }
 
@@ -191,7 +191,7 @@ int main(void)
       cmocka_unit_test_setup(retries_shrink_quiet_grows, setup),
       cmocka_unit_test_setup(unreadable_counter_keeps_window, setup),
       cmocka_unit_test_setup(tiny_pipeline, setup),
-      cmocka_unit_test_setup(one_packet_never_looks, setup),
+      cmocka_unit_test_setup(current_never_looks, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
