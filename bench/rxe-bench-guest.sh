@@ -26,6 +26,20 @@ pace_stats() {
     sed -n 's/.*\("pace_shrinks":[0-9]*,"pace_window":[0-9]*\).*/\1/p'
 }
 
+# One server (--random-etags and ARGS), one 64 MiB stream of hipobj-vmtest
+# bench (at least MIN bytes), its "BENCH MATCH" lines retagged "TAG
+# MATCH", then TAG with the server's pacing counters.
+#   server_bench MATCH TAG MIN [ARGS...]
+server_bench() {
+  match=$1 tag=$2 min=$3
+  shift 3
+  start_server --random-etags "$@" || exit 1
+  VMTEST_BENCH_MIN=$min hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) |
+    sed -n "s/^BENCH $match/$tag $match/p" | tee -a "$out"
+  echo "$tag server $(pace_stats)" | tee -a "$out"
+  stop_server
+}
+
 # BENCH_PUT_SHAPE=N: N rounds of what a PUT's shape costs. The server
 # READs a PUT in chunks (--rdma-chunk-size, 1 MiB) with two READs in
 # flight on a software device, where ib_read_bw at 64 MiB reads one
@@ -40,11 +54,8 @@ for round in $(seq 1 "${BENCH_PUT_SHAPE:-0}"); do
   perf ib_read_bw 1048576 200 | sed "s/^PERF /SHAPE round=$round what=perftest-1M-default /" | tee -a "$out"
   perf ib_read_bw 1048576 200 -o 2 | sed "s/^PERF /SHAPE round=$round what=perftest-1M-o2 /" | tee -a "$out"
   for chunk in 1M 4M 16M; do
-    start_server --random-etags --rdma-chunk-size "$chunk" || exit 1
-    VMTEST_BENCH_MIN=67108864 hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) |
-      sed -n "s/^BENCH op=put /SHAPE round=$round what=put-chunk-$chunk op=put /p" | tee -a "$out"
-    echo "SHAPE round=$round what=put-chunk-$chunk server $(pace_stats)" | tee -a "$out"
-    stop_server
+    server_bench "op=put " "SHAPE round=$round what=put-chunk-$chunk" 67108864 \
+      --rdma-chunk-size "$chunk"
   done
 done
 [ "${BENCH_SKIP_MAIN:-0}" = 1 ] && main=false || main=true
@@ -99,11 +110,7 @@ fi
 for round in $(seq 1 "${BENCH_PACING_AB:-0}"); do
   for variant in pacing no-pacing; do
     flag=; [ "$variant" = no-pacing ] && flag=--rdma-no-pacing
-    start_server --random-etags $flag || exit 1
-    VMTEST_BENCH_MIN=16777216 hipobj-vmtest "$ENDPOINT" bench 1 $((64 << 20)) |
-      sed -n "s/^BENCH /AB variant=$variant round=$round /p" | tee -a "$out"
-    echo "AB variant=$variant round=$round server $(pace_stats)" | tee -a "$out"
-    stop_server
+    server_bench "" "AB variant=$variant round=$round" 16777216 $flag
   done
 done
 grep -qE '^(BENCH|AB|SHAPE) ' "$out"
